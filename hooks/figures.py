@@ -1,0 +1,108 @@
+"""Draw the lesson figures with matplotlib at build time.
+
+Every ``docs/**/figures/<name>.py`` script builds a matplotlib figure named
+``fig``. This hook runs it and adds ``<name>.svg`` to the build through the
+files collection, so nothing is written into ``docs/`` (writing there would
+make ``mkdocs serve`` rebuild forever) and no image is committed.
+
+A page shows a figure with ``![alt text](figures/<name>.svg)`` on its own line;
+the hook then appends a collapsed block with the script's source, so the code
+the reader sees is the code that drew the picture. A figure without alt text
+fails the build.
+
+SVGs are deterministic (fixed hash salt, no date) and cached under
+``.cache/figures`` by the hash of the script and of the kernel it imports.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import re
+import runpy
+import textwrap
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import matplotlib.pyplot as plt  # noqa: E402
+from mkdocs.exceptions import PluginError  # noqa: E402
+from mkdocs.structure.files import File, Files  # noqa: E402
+
+ROOT = Path(__file__).resolve().parent.parent
+CACHE = ROOT / ".cache" / "figures"
+KERNEL = ROOT / "src" / "llmmath"
+STYLE = {
+    "svg.hashsalt": "math-for-llms",
+    "svg.fonttype": "path",
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "font.size": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+IMAGE = re.compile(r"^!\[(?P<alt>[^\]]*)\]\((?P<src>figures/(?P<name>[\w-]+)\.svg)\)(?P<attrs>\{[^}]*\})?\s*$", re.M)
+
+
+def figure_scripts(docs_dir: Path) -> list[Path]:
+    return sorted(docs_dir.glob("**/figures/*.py"))
+
+
+def _cache_key(script: Path) -> str:
+    h = hashlib.sha256(matplotlib.__version__.encode())
+    h.update(Path(__file__).read_bytes())
+    for path in [script, *sorted(KERNEL.glob("*.py"))]:
+        h.update(path.read_bytes())
+    return h.hexdigest()[:20]
+
+
+def render(script: Path) -> bytes:
+    """Run ``script`` and return its figure ``fig`` as SVG bytes (uncached)."""
+    with matplotlib.rc_context(STYLE):
+        namespace = runpy.run_path(str(script), run_name="__figure__")
+        fig = namespace.get("fig")
+        if fig is None:
+            raise PluginError(f"{script}: a figure script must define a matplotlib figure named `fig`")
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
+        plt.close("all")
+    return buf.getvalue()
+
+
+def cached_render(script: Path) -> bytes:
+    target = CACHE / f"{script.stem}-{_cache_key(script)}.svg"
+    if target.exists():
+        return target.read_bytes()
+    svg = render(script)
+    CACHE.mkdir(parents=True, exist_ok=True)
+    target.write_bytes(svg)
+    return svg
+
+
+def on_files(files: Files, config) -> Files:
+    docs_dir = Path(config["docs_dir"])
+    for script in figure_scripts(docs_dir):
+        uri = script.relative_to(docs_dir).with_suffix(".svg").as_posix()
+        files.append(File.generated(config, uri, content=cached_render(script)))
+    return files
+
+
+def on_page_markdown(markdown: str, page, config, files) -> str:
+    page_dir = Path(config["docs_dir"]) / Path(page.file.src_uri).parent
+
+    def with_source(match: re.Match) -> str:
+        script = page_dir / "figures" / f"{match['name']}.py"
+        if not match["alt"].strip():
+            raise PluginError(f"{page.file.src_uri}: figure {match['src']} has no alt text")
+        if not script.exists():
+            raise PluginError(f"{page.file.src_uri}: no script {script} draws {match['src']}")
+        code = textwrap.indent(script.read_text(encoding="utf-8").rstrip(), "    ")
+        return (
+            f"{match.group(0).rstrip()}\n\n"
+            f'??? example "Code for this figure ({script.name})"\n\n'
+            f'    ```python title="{script.relative_to(page_dir).as_posix()}"\n{code}\n    ```\n'
+        )
+
+    return IMAGE.sub(with_source, markdown)

@@ -1,0 +1,109 @@
+"""Input checks shared by every kernel module.
+
+Each helper raises with a message of the form
+``"<function>: <argument> <what was expected>; got <what came>"`` so that a
+reader who passes bad input learns which argument was wrong and why.
+Conventions (see ``kernel-api.md``): ``TypeError`` for non-integer ids,
+``IndexError`` for ids outside ``[0, V)`` (negative ids never wrap),
+``ValueError`` for shapes, widths and options.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+import numpy as np
+
+
+def float_array(x: Any, name: str, func: str, *, min_ndim: int = 0) -> np.ndarray:
+    """Return ``x`` as a float64 array (or a wider float), rejecting empty input.
+
+    Integer and narrower float inputs are promoted to float64; ``longdouble``
+    stays as it is.
+    """
+    arr = np.asarray(x)
+    if arr.dtype == object or not (
+        np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_
+    ):
+        raise TypeError(f"{func}: {name} must be numeric; got dtype {arr.dtype}")
+    if np.issubdtype(arr.dtype, np.complexfloating):
+        raise TypeError(f"{func}: {name} must be real; got dtype {arr.dtype}")
+    if arr.ndim < min_ndim:
+        raise ValueError(
+            f"{func}: {name} must have at least {min_ndim} dimension(s); "
+            f"got shape {arr.shape}"
+        )
+    if arr.size == 0:
+        raise ValueError(f"{func}: {name} is empty (shape {arr.shape})")
+    return arr.astype(np.promote_types(arr.dtype, np.float64), copy=False)
+
+
+def matrix(x: Any, name: str, func: str) -> np.ndarray:
+    """Return ``x`` as a non-empty 2-D float array ``(n, d)``."""
+    arr = float_array(x, name, func)
+    if arr.ndim != 2:
+        raise ValueError(f"{func}: {name} must be 2-D (n, d); got shape {arr.shape}")
+    return arr
+
+
+def int_ids(ids: Any, vocab_size: int, func: str, name: str = "ids") -> np.ndarray:
+    """Return ``ids`` as an int64 array, every entry in ``[0, vocab_size)``.
+
+    Floats (even integral ones such as ``3.0``) and booleans raise ``TypeError``:
+    an id is a label, and a float id usually means a bug upstream. Negative ids
+    raise ``IndexError`` rather than counting from the end as numpy would.
+    """
+    arr = np.asarray(ids)
+    if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
+        raise TypeError(f"{func}: {name} must be integers; got dtype {arr.dtype}")
+    if arr.size:
+        lo, hi = int(arr.min()), int(arr.max())
+        if lo < 0 or hi >= vocab_size:
+            bad = lo if lo < 0 else hi
+            raise IndexError(
+                f"{func}: {name} must lie in [0, {vocab_size}); got {bad}"
+                + (" (negative ids are not wrapped)" if bad < 0 else "")
+            )
+    return arr.astype(np.int64, copy=False)
+
+
+def positive_int(value: Any, name: str, func: str, *, minimum: int = 1) -> int:
+    """Return ``value`` as a Python int, requiring ``value >= minimum``."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
+        raise TypeError(f"{func}: {name} must be an integer; got {value!r}")
+    if value < minimum:
+        raise ValueError(f"{func}: {name} must be >= {minimum}; got {value}")
+    return int(value)
+
+
+def positive_float(value: Any, name: str, func: str) -> float:
+    """Return ``value`` as a float, requiring a finite ``value > 0``."""
+    v = float(value)
+    if not np.isfinite(v) or v <= 0:
+        raise ValueError(f"{func}: {name} must be a finite number > 0; got {value!r}")
+    return v
+
+
+def even_width(d: int, name: str, func: str, why: str) -> int:
+    """Require an even width ``d``; ``why`` says what needs the pairs."""
+    if d % 2:
+        raise ValueError(f"{func}: {name} has odd last dimension {d}; {why}, so d must be even")
+    return d
+
+
+def option(value: Any, choices: Iterable[str], name: str, func: str) -> str:
+    """Require ``value`` to be one of ``choices``."""
+    choices = tuple(choices)
+    if value not in choices:
+        raise ValueError(f"{func}: {name} must be one of {choices}; got {value!r}")
+    return value
+
+
+def same_last_dim(a: np.ndarray, b: np.ndarray, names: str, func: str) -> None:
+    """Require two arrays to agree on their last axis."""
+    if a.shape[-1] != b.shape[-1]:
+        raise ValueError(
+            f"{func}: {names} must share the last dimension; "
+            f"got shapes {a.shape} and {b.shape}"
+        )

@@ -1,0 +1,170 @@
+"""Scaled dot-product attention, causal masks and multi-head reshapes.
+
+References
+----------
+- Vaswani et al., "Attention Is All You Need", arXiv:1706.03762
+  (``softmax(q kᵀ / √d) v`` and multi-head attention).
+- Reference implementation: ``torch.nn.functional.scaled_dot_product_attention``
+  (math backend); ``scaled_dot_product_attention`` here returns the same output
+  to 1e-10 in float64, including its treatment of fully masked query rows, and
+  ``causal_mask`` is its ``is_causal`` mask (top-left aligned).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from llmmath import _validate
+
+
+def causal_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
+    """Boolean mask, ``True`` where query ``i`` may attend key ``j``, i.e. ``j <= i``.
+
+    n_queries = Tq, n_keys = Tk (default Tq) -> bool (Tq, Tk), top-left aligned
+    as PyTorch's ``is_causal=True`` (query 0 sees key 0 even when Tk > Tq).
+
+    >>> causal_mask(3).astype(int)
+    array([[1, 0, 0],
+           [1, 1, 0],
+           [1, 1, 1]])
+    """
+    f = "causal_mask"
+    tq = _validate.positive_int(n_queries, "n_queries", f)
+    tk = tq if n_keys is None else _validate.positive_int(n_keys, "n_keys", f)
+    return np.arange(tk)[None, :] <= np.arange(tq)[:, None]
+
+
+def _broadcast_to_scores(x: np.ndarray, scores_shape: tuple, name: str, hint: str) -> tuple:
+    f = "scaled_dot_product_attention"
+    try:
+        shape = np.broadcast_shapes(x.shape, scores_shape)
+    except ValueError:
+        shape = None
+    if shape is None or shape[-2:] != scores_shape[-2:]:
+        raise ValueError(
+            f"{f}: {name} of shape {x.shape} does not broadcast to the attention scores "
+            f"of shape {scores_shape} (..., Tq, Tk){hint}"
+        )
+    return shape
+
+
+def scaled_dot_product_attention(
+    q: Any,
+    k: Any,
+    v: Any,
+    *,
+    mask: Any = None,
+    bias: Any = None,
+    causal: bool = False,
+    scale: float | None = None,
+) -> tuple[np.ndarray, np.ndarray]:
+    """Attention ``softmax(scale · q kᵀ + bias, masked) v``; returns ``(out, weights)``.
+
+    q: (..., Tq, d), k: (..., Tk, d), v: (..., Tk, dv); leading dims broadcast.
+    mask: bool, broadcastable to (..., Tq, Tk), ``True`` = may attend.
+    bias: float, broadcastable to (..., Tq, Tk), added to the scores (ALiBi,
+    relative-position biases, or an additive 0/−inf mask).
+    causal: also apply ``causal_mask(Tq, Tk)`` (ANDed with ``mask``).
+    scale: defaults to ``1/√d``.
+    Returns out: (..., Tq, dv) and weights: (..., Tq, Tk), each row summing to 1.
+
+    A query row that may attend no key at all (everything masked, or every
+    score −inf) gets all-zero weights and a zero output, as PyTorch's
+    ``scaled_dot_product_attention`` returns since its ``_safe_softmax``
+    (checked with torch 2.13, math backend, float64), rather than NaN.
+
+    >>> out, w = scaled_dot_product_attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]],
+    ...                                       [[1.0], [0.0]], scale=np.log(3))
+    >>> w, out  # scores (log 3, 0): weights (3/4, 1/4)
+    (array([[0.75, 0.25]]), array([[0.75]]))
+    """
+    f = "scaled_dot_product_attention"
+    q = _validate.float_array(q, "q", f, min_ndim=2)
+    k = _validate.float_array(k, "k", f, min_ndim=2)
+    v = _validate.float_array(v, "v", f, min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"{f}: q and k must share the last dimension d; got q {q.shape} and k {k.shape}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"{f}: k and v must have the same number of keys Tk (axis -2); "
+            f"got k {k.shape} and v {v.shape}"
+        )
+    try:
+        lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"{f}: the leading (batch, head) dimensions of q, k and v must broadcast; "
+            f"got q {q.shape}, k {k.shape}, v {v.shape}"
+        ) from None
+    tq, tk = q.shape[-2], k.shape[-2]
+    shape = (*lead, tq, tk)
+    scale = 1.0 / np.sqrt(q.shape[-1]) if scale is None else float(scale)
+    scores = scale * (q @ np.swapaxes(k, -1, -2))
+
+    if bias is not None:
+        bias = _validate.float_array(bias, "bias", f)
+        shape = _broadcast_to_scores(bias, shape, "bias", "")
+        scores = scores + bias
+    allowed = None
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_:
+            raise TypeError(
+                f"{f}: mask must be boolean (True = may attend); got dtype {mask.dtype}. "
+                "To add a float (0 / -inf) mask to the scores, pass it as bias="
+            )
+        shape = _broadcast_to_scores(mask, shape, "mask", "; True = may attend")
+        allowed = mask
+    if causal:
+        cm = causal_mask(tq, tk)
+        allowed = cm if allowed is None else allowed & cm
+    if allowed is not None:
+        scores = np.where(allowed, scores, -np.inf)
+    scores = np.broadcast_to(scores, shape)
+
+    # Softmax that leaves rows with no finite score at exactly zero (no NaN).
+    row_max = scores.max(axis=-1, keepdims=True)
+    e = np.exp(scores - np.where(np.isfinite(row_max), row_max, 0.0))
+    total = e.sum(axis=-1, keepdims=True)
+    weights = e / np.where(total > 0, total, 1.0)
+    return weights @ v, weights
+
+
+def split_heads(X: Any, n_heads: int) -> np.ndarray:
+    """Split the model width into heads: (..., T, H·dh) -> (..., H, T, dh).
+
+    X: (..., T, H·dh); n_heads = H must divide the last dimension.
+    Head ``h`` holds columns ``h·dh … (h+1)·dh − 1``, as ``x.view(B, T, H, dh)
+    .transpose(1, 2)`` in PyTorch implementations.
+
+    >>> split_heads(np.arange(8.0).reshape(2, 4), 2)[1]  # head 1: columns 2, 3
+    array([[2., 3.],
+           [6., 7.]])
+    """
+    f = "split_heads"
+    X = _validate.float_array(X, "X", f, min_ndim=2)
+    H = _validate.positive_int(n_heads, "n_heads", f)
+    *lead, T, width = X.shape
+    if width % H:
+        raise ValueError(
+            f"{f}: n_heads = {H} must divide the last dimension of X; got width {width}"
+        )
+    return np.swapaxes(X.reshape(*lead, T, H, width // H), -2, -3)
+
+
+def merge_heads(X: Any) -> np.ndarray:
+    """Concatenate heads back into the model width: (..., H, T, dh) -> (..., T, H·dh).
+
+    X: (..., H, T, dh); the inverse of ``split_heads``.
+
+    >>> merge_heads(split_heads(np.arange(8.0).reshape(2, 4), 2))
+    array([[0., 1., 2., 3.],
+           [4., 5., 6., 7.]])
+    """
+    X = _validate.float_array(X, "X", "merge_heads", min_ndim=3)
+    *lead, H, T, dh = X.shape
+    return np.swapaxes(X, -2, -3).reshape(*lead, T, H * dh)

@@ -1,0 +1,89 @@
+"""No silently skipped code on the pages.
+
+An independent fence scanner counts every Python-like fence on every page and
+compares the count with what the sybil configuration in ``docs/conftest.py``
+collects; a skip marker must carry a quoted reason so that pytest reports why.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+from sybil import Document
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+PAGES = sorted(p for p in DOCS.rglob("*.md"))
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*)$")
+SKIP = re.compile(r"<!--+\s*skip:\s*(?P<action>\w+)(?P<rest>[^>]*?)-*-->")
+REASON = re.compile(r"""^\s*(?:"[^"]+"|'[^']+'|if\(.+reason\s*=\s*(?:"[^"]+"|'[^']+')\s*\))\s*$""")
+
+
+def _load_conftest():
+    spec = importlib.util.spec_from_file_location("docs_conftest", DOCS / "conftest.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+CONFTEST = _load_conftest()
+
+
+def python_fences(text: str) -> list[int]:
+    """Line numbers of Python-like opening fences, skipping fenced contents."""
+    found, open_fence = [], None
+    for number, line in enumerate(text.splitlines(), start=1):
+        match = FENCE.match(line)
+        if not match:
+            continue
+        if open_fence is None:
+            open_fence = match["fence"]
+            if CONFTEST.fence_tag(match["info"]) in CONFTEST.PYTHON_TAGS:
+                found.append(number)
+        elif match["fence"][0] == open_fence[0] and len(match["fence"]) >= len(open_fence) and not match["info"].strip():
+            open_fence = None
+    return found
+
+
+def collected_fences(path: Path) -> int:
+    parser = CONFTEST.PythonExamplesParser().codeblock_parser
+    document = Document(path.read_text(encoding="utf-8"), str(path))
+    return sum(1 for _ in parser(document))
+
+
+def test_pages_exist():
+    assert PAGES, "no Markdown pages under docs/"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_python_fence_is_collected(page):
+    fences = python_fences(page.read_text(encoding="utf-8"))
+    assert collected_fences(page) == len(fences), (
+        f"{page}: {len(fences)} Python-like fences (lines {fences}) but sybil collects "
+        f"{collected_fences(page)}; a fence the tests do not run must not look like a tested example"
+    )
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_every_skip_has_a_reason(page):
+    for match in SKIP.finditer(page.read_text(encoding="utf-8")):
+        if match["action"] == "end":
+            continue
+        assert REASON.match(match["rest"]), (
+            f"{page}: `{match.group(0)}` needs a reason, e.g. <!-- skip: next \"needs a GPU\" -->"
+        )
+
+
+def test_scanner_sees_tagged_variants():
+    text = "```py\na\n```\n\n```python title=\"x.py\"\nb\n```\n\n```pycon\n>>> 1\n1\n```\n\n```text\nc\n```\n"
+    assert python_fences(text) == [1, 5, 9]
+    document = Document(text, "inline.md")
+    assert sum(1 for _ in CONFTEST.PythonExamplesParser().codeblock_parser(document)) == 3
+
+
+def test_reason_rule():
+    assert REASON.match(' "needs a GPU" ')
+    assert REASON.match(" if(True, reason='slow') ")
+    assert not REASON.match("")

@@ -1,0 +1,52 @@
+"""Figures: every script draws deterministically, every page image has alt text and a script."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+_spec = importlib.util.spec_from_file_location("figures_hook", ROOT / "hooks" / "figures.py")
+hook = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(hook)
+
+SCRIPTS = hook.figure_scripts(DOCS)
+PAGES = sorted(DOCS.rglob("*.md"))
+ANY_IMAGE = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<src>[^)\s]+)")
+
+
+@pytest.mark.parametrize("script", SCRIPTS, ids=lambda p: p.name)
+def test_script_draws_the_same_bytes_twice(script):
+    first, second = hook.render(script), hook.render(script)
+    assert first.startswith(b"<?xml") and b"<svg" in first
+    assert first == second, f"{script.name} is not deterministic"
+
+
+def _page_images():
+    for page in PAGES:
+        for match in ANY_IMAGE.finditer(page.read_text(encoding="utf-8")):
+            yield page, match["alt"], match["src"]
+
+
+def test_every_image_has_alt_text_and_a_script():
+    for page, alt, src in _page_images():
+        assert alt.strip(), f"{page}: image {src} has no alt text"
+        if src.endswith(".svg"):
+            assert (page.parent / src).with_suffix(".py").exists(), f"{page}: no script draws {src}"
+        else:
+            pytest.fail(f"{page}: {src}: images must be drawn by a figure script, not committed")
+
+
+def test_every_script_is_shown_on_a_page():
+    shown = {(page.parent / src).with_suffix(".py").resolve() for page, _, src in _page_images()}
+    orphans = [s.name for s in SCRIPTS if s.resolve() not in shown]
+    assert not orphans, f"figure scripts no page shows: {orphans}"
+
+
+def test_no_committed_images():
+    images = [p for ext in ("png", "jpg", "jpeg", "gif", "svg", "webp") for p in DOCS.rglob(f"*.{ext}")]
+    assert not images, f"images are drawn at build time, not committed: {images}"

@@ -1,0 +1,35 @@
+"""Notebooks are stored without outputs and execute without error."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+DOCS = Path(__file__).resolve().parent.parent / "docs"
+NOTEBOOKS = sorted(DOCS.rglob("*.ipynb"))
+ids = [str(p.relative_to(DOCS)) for p in NOTEBOOKS]
+
+
+def test_there_are_notebooks():
+    assert NOTEBOOKS
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_stored_without_outputs(path):
+    nb = nbformat.read(path, as_version=4)
+    dirty = [
+        i for i, cell in enumerate(nb.cells)
+        if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None)
+    ]
+    assert not dirty, f"{path}: cells {dirty} carry outputs; clear them before committing"
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
+def test_executes(path):
+    nb = nbformat.read(path, as_version=4)
+    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
+    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    assert not errors
