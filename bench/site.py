@@ -64,7 +64,9 @@ def page_weight(html_path: Path) -> tuple[int, int, int]:
 
 
 def main() -> None:
-    pytest_times = [timed([str(BIN / "pytest"), "-q", "-p", "no:cacheprovider", "docs"]) for _ in range(3)]
+    pytest_times = [
+        timed([str(BIN / "pytest"), "-q", "-p", "no:cacheprovider", "docs"]) for _ in range(3)
+    ]
     shutil.rmtree(ROOT / ".cache", ignore_errors=True)
     cold = timed([str(BIN / "mkdocs"), "build", "--strict"])
     warm = [timed([str(BIN / "mkdocs"), "build", "--strict"]) for _ in range(3)]
@@ -74,7 +76,9 @@ def main() -> None:
     print(f"{'mkdocs build --strict, cold':42} {cold:>10.2f} s")
     print(f"{'mkdocs build --strict, warm (median of 3)':42} {statistics.median(warm):>10.2f} s")
     print()
-    print(f"{'lesson page (first load, fonts excluded)':48} {'files':>5} {'raw KB':>8} {'gzip KB':>8}")
+    print(
+        f"{'lesson page (first load, fonts excluded)':48} {'files':>5} {'raw KB':>8} {'gzip KB':>8}"
+    )
     for html in sorted((SITE / "embedding-space-math").rglob("index.html")):
         raw, zipped, n = page_weight(html)
         name = html.parent.relative_to(SITE).as_posix()

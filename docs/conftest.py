@@ -12,6 +12,7 @@ python-like escapes collection and that every skip gives a reason.
 
 from __future__ import annotations
 
+import doctest
 import re
 from collections.abc import Iterable
 
@@ -20,8 +21,6 @@ from sybil import Document, Region, Sybil
 from sybil.evaluators.doctest import NUMBER
 from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
 from sybil.parsers.markdown.codeblock import CodeBlockParser, PythonCodeBlockParser
-
-import doctest
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "pycon"})
 INFO_TAG = re.compile(r"^\s*\{?\s*\.?([\w+-]+)")

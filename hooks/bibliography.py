@@ -23,7 +23,9 @@ def render_bibliography(path: Path = BIB) -> str:
     data = parse_file(str(path))
     style, backend = Style(), Backend()
     entries = {e.key: e.text.render(backend) for e in style.format_entries(data.entries.values())}
-    return "\n".join(f'- <a id="ref-{key}"></a>**{key}**: {entries[key]}' for key in sorted(entries))
+    return "\n".join(
+        f'- <a id="ref-{key}"></a>**{key}**: {entries[key]}' for key in sorted(entries)
+    )
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

@@ -43,7 +43,10 @@ STYLE = {
     "axes.spines.top": False,
     "axes.spines.right": False,
 }
-IMAGE = re.compile(r"^!\[(?P<alt>[^\]]*)\]\((?P<src>figures/(?P<name>[\w-]+)\.svg)\)(?P<attrs>\{[^}]*\})?\s*$", re.M)
+IMAGE = re.compile(
+    r"^!\[(?P<alt>[^\]]*)\]\((?P<src>figures/(?P<name>[\w-]+)\.svg)\)(?P<attrs>\{[^}]*\})?\s*$",
+    re.M,
+)
 
 
 def figure_scripts(docs_dir: Path) -> list[Path]:
@@ -64,7 +67,9 @@ def render(script: Path) -> bytes:
         namespace = runpy.run_path(str(script), run_name="__figure__")
         fig = namespace.get("fig")
         if fig is None:
-            raise PluginError(f"{script}: a figure script must define a matplotlib figure named `fig`")
+            raise PluginError(
+                f"{script}: a figure script must define a matplotlib figure named `fig`"
+            )
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
         plt.close("all")

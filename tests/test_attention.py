@@ -37,8 +37,9 @@ def test_causal_mask_square_and_rectangular():
 
 def test_attention_by_hand():
     # one query, keys give scores (ln 3, 0) under scale 1 -> weights (3/4, 1/4)
-    out, w = sdpa([[np.log(3.0), 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[4.0, 0.0], [0.0, 8.0]],
-                  scale=1.0)
+    out, w = sdpa(
+        [[np.log(3.0), 0.0]], [[1.0, 0.0], [0.0, 1.0]], [[4.0, 0.0], [0.0, 8.0]], scale=1.0
+    )
     np.testing.assert_allclose(w, [[0.75, 0.25]], rtol=1e-14)
     np.testing.assert_allclose(out, [[3.0, 2.0]], rtol=1e-14)
 
@@ -74,8 +75,9 @@ def test_bias_is_added_and_neg_inf_bias_equals_false_mask():
     mask = rng.random((3, 5)) < 0.5
     mask[:, 2] = True
     additive = np.where(mask, 0.0, -np.inf)
-    np.testing.assert_allclose(sdpa(q, k, v, bias=additive)[0], sdpa(q, k, v, mask=mask)[0],
-                               rtol=1e-14)
+    np.testing.assert_allclose(
+        sdpa(q, k, v, bias=additive)[0], sdpa(q, k, v, mask=mask)[0], rtol=1e-14
+    )
 
 
 def test_fully_masked_row_gives_zeros_not_nan():
@@ -122,19 +124,25 @@ def test_weights_are_distributions_with_zeros_where_masked(data):
     out, w = sdpa(arr((2, tq, d)), arr((2, tk, d)), arr((2, tk, 3)), mask=mask, causal=causal)
     allowed = mask & causal_mask(tq, tk) if causal else mask
     assert np.all(w[:, ~allowed] == 0.0) and np.all(w >= 0)
-    np.testing.assert_allclose(w.sum(-1), np.broadcast_to(allowed.any(-1), (2, tq)) * 1.0,
-                               rtol=1e-12)
+    np.testing.assert_allclose(
+        w.sum(-1), np.broadcast_to(allowed.any(-1), (2, tq)) * 1.0, rtol=1e-12
+    )
     assert np.all(out[:, ~allowed.any(-1)] == 0.0)
 
 
 @PROPS
-@given(shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
-       T=st.integers(1, 4), H=st.integers(1, 4), dh=st.integers(1, 4), seed=st.integers(0, 99))
+@given(
+    shape=hnp.array_shapes(min_dims=0, max_dims=2, max_side=3),
+    T=st.integers(1, 4),
+    H=st.integers(1, 4),
+    dh=st.integers(1, 4),
+    seed=st.integers(0, 99),
+)
 def test_split_merge_round_trip(shape, T, H, dh, seed):
     X = np.random.default_rng(seed).normal(size=(*shape, T, H * dh))
     S = split_heads(X, H)
     assert S.shape == (*shape, H, T, dh)
-    np.testing.assert_array_equal(S[..., -1, :, :], X[..., (H - 1) * dh:])
+    np.testing.assert_array_equal(S[..., -1, :, :], X[..., (H - 1) * dh :])
     np.testing.assert_array_equal(merge_heads(S), X)
     np.testing.assert_array_equal(split_heads(merge_heads(S), H), S)
 
@@ -151,8 +159,12 @@ BAD = [
     ("bias-shape", lambda: sdpa(Q, Q, Q, bias=np.zeros((3, 4))), ValueError, "bias"),
     ("bias-grows-queries", lambda: sdpa(Q[:1], Q, Q, bias=np.zeros((3, 3))), ValueError, "bias"),
     ("q-1d", lambda: sdpa(np.zeros(4), Q, Q), ValueError, "q must"),
-    ("leading-dims", lambda: sdpa(np.zeros((2, 3, 4)), np.zeros((3, 3, 4)), Q), ValueError,
-     "leading"),
+    (
+        "leading-dims",
+        lambda: sdpa(np.zeros((2, 3, 4)), np.zeros((3, 3, 4)), Q),
+        ValueError,
+        "leading",
+    ),
     ("n-heads-zero", lambda: split_heads(Q, 0), ValueError, "n_heads"),
     ("width-not-divisible", lambda: split_heads(Q, 3), ValueError, "n_heads"),
     ("n-heads-float", lambda: split_heads(Q, 2.0), TypeError, "n_heads"),

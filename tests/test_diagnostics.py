@@ -9,7 +9,13 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from llmmath.diagnostics import (
-    dequantize, memory_bytes, norm_report, outlier_rows, quantize_int8, remap_rows, row_drift,
+    dequantize,
+    memory_bytes,
+    norm_report,
+    outlier_rows,
+    quantize_int8,
+    remap_rows,
+    row_drift,
 )
 
 
@@ -49,10 +55,17 @@ def test_memory_bytes_table():
 
 def test_norm_report_hand_values():
     rep = norm_report([[3.0, 4.0], [0.0, 1.0]])
-    assert rep == pytest.approx({
-        "norm_mean": 3.0, "norm_std": 2.0, "norm_min": 1.0, "norm_max": 5.0,
-        "mean_row_norm": np.sqrt(1.5**2 + 2.5**2), "anisotropy": 0.8,
-    }, abs=1e-14)
+    assert rep == pytest.approx(
+        {
+            "norm_mean": 3.0,
+            "norm_std": 2.0,
+            "norm_min": 1.0,
+            "norm_max": 5.0,
+            "mean_row_norm": np.sqrt(1.5**2 + 2.5**2),
+            "anisotropy": 0.8,
+        },
+        abs=1e-14,
+    )
     assert all(type(v) is float for v in rep.values())
 
 
@@ -96,10 +109,13 @@ def test_row_drift_values():
 
 # ------------------------------------------------------------- property tests
 @settings(max_examples=50, deadline=None)
-@given(E=hnp.arrays(
-    np.float64, hnp.array_shapes(min_dims=2, max_dims=2, max_side=8),
-    elements=st.floats(-1e6, 1e6, allow_subnormal=False),
-))
+@given(
+    E=hnp.arrays(
+        np.float64,
+        hnp.array_shapes(min_dims=2, max_dims=2, max_side=8),
+        elements=st.floats(-1e6, 1e6, allow_subnormal=False),
+    )
+)
 def test_int8_round_trip_error_at_most_half_scale(E):
     q, scale = quantize_int8(E)
     assert np.abs(q.astype(int)).max() <= 127
@@ -113,31 +129,71 @@ E3 = np.eye(3)
 BAD_CALLS = [
     pytest.param(lambda: quantize_int8(np.ones(3)), ValueError, "E", id="quantize-1d-E"),
     pytest.param(lambda: quantize_int8(np.zeros((0, 3))), ValueError, "E", id="quantize-empty-E"),
-    pytest.param(lambda: dequantize(np.ones((2, 3)), np.ones((2, 1))), TypeError, "q",
-                 id="dequantize-float-q"),
-    pytest.param(lambda: dequantize(np.ones((2, 3), dtype=np.int8), np.ones((3, 1))), ValueError,
-                 "scale", id="dequantize-scale-wrong-rows"),
+    pytest.param(
+        lambda: dequantize(np.ones((2, 3)), np.ones((2, 1))),
+        TypeError,
+        "q",
+        id="dequantize-float-q",
+    ),
+    pytest.param(
+        lambda: dequantize(np.ones((2, 3), dtype=np.int8), np.ones((3, 1))),
+        ValueError,
+        "scale",
+        id="dequantize-scale-wrong-rows",
+    ),
     pytest.param(lambda: memory_bytes(10, "fp8"), ValueError, "dtype", id="memory-unknown-dtype"),
     pytest.param(lambda: memory_bytes(-1, "int8"), ValueError, "n_params", id="memory-negative-n"),
     pytest.param(lambda: memory_bytes(2.5, "int8"), TypeError, "n_params", id="memory-float-n"),
     pytest.param(lambda: norm_report([[1.0, 2.0]]), ValueError, "E", id="norm_report-one-row"),
     pytest.param(lambda: outlier_rows(E3, z=0.0), ValueError, "z", id="outlier-zero-z"),
-    pytest.param(lambda: remap_rows(E3, ["a", "b", "a"], ["a"]), ValueError, "old_vocab",
-                 id="remap-duplicate-old-token"),
-    pytest.param(lambda: remap_rows(E3, ["a", "b", "c"], ["x", "x"]), ValueError, "new_vocab",
-                 id="remap-duplicate-new-token"),
-    pytest.param(lambda: remap_rows(E3, ["a", "b"], ["a"]), ValueError, "old_vocab",
-                 id="remap-vocab-length-mismatch"),
-    pytest.param(lambda: remap_rows(E3, [1, 2, 3], ["a"]), ValueError, "old_vocab",
-                 id="remap-non-string-tokens"),
-    pytest.param(lambda: remap_rows(E3, ["a", "b", "c"], []), ValueError, "new_vocab",
-                 id="remap-empty-new-vocab"),
-    pytest.param(lambda: remap_rows(E3, ["a", "b", "c"], ["x"], init="normal"), ValueError, "rng",
-                 id="remap-normal-no-rng"),
-    pytest.param(lambda: remap_rows(E3, ["a", "b", "c"], ["x"], init="random"), ValueError, "init",
-                 id="remap-unknown-init"),
-    pytest.param(lambda: row_drift(E3, np.eye(4)), ValueError, "E_before and E_after",
-                 id="drift-shape-mismatch"),
+    pytest.param(
+        lambda: remap_rows(E3, ["a", "b", "a"], ["a"]),
+        ValueError,
+        "old_vocab",
+        id="remap-duplicate-old-token",
+    ),
+    pytest.param(
+        lambda: remap_rows(E3, ["a", "b", "c"], ["x", "x"]),
+        ValueError,
+        "new_vocab",
+        id="remap-duplicate-new-token",
+    ),
+    pytest.param(
+        lambda: remap_rows(E3, ["a", "b"], ["a"]),
+        ValueError,
+        "old_vocab",
+        id="remap-vocab-length-mismatch",
+    ),
+    pytest.param(
+        lambda: remap_rows(E3, [1, 2, 3], ["a"]),
+        ValueError,
+        "old_vocab",
+        id="remap-non-string-tokens",
+    ),
+    pytest.param(
+        lambda: remap_rows(E3, ["a", "b", "c"], []),
+        ValueError,
+        "new_vocab",
+        id="remap-empty-new-vocab",
+    ),
+    pytest.param(
+        lambda: remap_rows(E3, ["a", "b", "c"], ["x"], init="normal"),
+        ValueError,
+        "rng",
+        id="remap-normal-no-rng",
+    ),
+    pytest.param(
+        lambda: remap_rows(E3, ["a", "b", "c"], ["x"], init="random"),
+        ValueError,
+        "init",
+        id="remap-unknown-init",
+    ),
+    pytest.param(
+        lambda: row_drift(E3, np.eye(4)),
+        ValueError,
+        "E_before and E_after",
+        id="drift-shape-mismatch",
+    ),
 ]
 
 

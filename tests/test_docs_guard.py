@@ -42,7 +42,11 @@ def python_fences(text: str) -> list[int]:
             open_fence = match["fence"]
             if CONFTEST.fence_tag(match["info"]) in CONFTEST.PYTHON_TAGS:
                 found.append(number)
-        elif match["fence"][0] == open_fence[0] and len(match["fence"]) >= len(open_fence) and not match["info"].strip():
+        elif (
+            match["fence"][0] == open_fence[0]
+            and len(match["fence"]) >= len(open_fence)
+            and not match["info"].strip()
+        ):
             open_fence = None
     return found
 
@@ -72,12 +76,12 @@ def test_every_skip_has_a_reason(page):
         if match["action"] == "end":
             continue
         assert REASON.match(match["rest"]), (
-            f"{page}: `{match.group(0)}` needs a reason, e.g. <!-- skip: next \"needs a GPU\" -->"
+            f'{page}: `{match.group(0)}` needs a reason, e.g. <!-- skip: next "needs a GPU" -->'
         )
 
 
 def test_scanner_sees_tagged_variants():
-    text = "```py\na\n```\n\n```python title=\"x.py\"\nb\n```\n\n```pycon\n>>> 1\n1\n```\n\n```text\nc\n```\n"
+    text = '```py\na\n```\n\n```python title="x.py"\nb\n```\n\n```pycon\n>>> 1\n1\n```\n\n```text\nc\n```\n'
     assert python_fences(text) == [1, 5, 9]
     document = Document(text, "inline.md")
     assert sum(1 for _ in CONFTEST.PythonExamplesParser().codeblock_parser(document)) == 3

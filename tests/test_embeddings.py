@@ -90,8 +90,11 @@ def test_resize_normal_single_row_does_not_crash():
 )
 def test_one_hot_times_E_equals_lookup(E, data):
     V = E.shape[0]
-    ids = data.draw(hnp.arrays(np.int64, hnp.array_shapes(max_dims=2, max_side=4),
-                               elements=st.integers(0, V - 1)))
+    ids = data.draw(
+        hnp.arrays(
+            np.int64, hnp.array_shapes(max_dims=2, max_side=4), elements=st.integers(0, V - 1)
+        )
+    )
     # each output entry is one exact product 1*E[i, j] plus exact zeros
     np.testing.assert_array_equal(one_hot(ids, V) @ E, lookup(E, ids))
 
@@ -106,20 +109,32 @@ BAD_CALLS = [
     pytest.param(lambda: lookup(np.zeros((0, 2)), [0]), ValueError, "E", id="lookup-empty-E"),
     pytest.param(lambda: one_hot([3], 3), IndexError, "ids", id="one_hot-id-out-of-range"),
     pytest.param(lambda: one_hot([0], 0), ValueError, "vocab_size", id="one_hot-zero-vocab"),
-    pytest.param(lambda: tied_logits(np.ones(3), E3), ValueError, "h and E",
-                 id="tied-mismatched-d"),
+    pytest.param(
+        lambda: tied_logits(np.ones(3), E3), ValueError, "h and E", id="tied-mismatched-d"
+    ),
     pytest.param(lambda: param_count(-1, 4), ValueError, "vocab_size", id="param-negative-vocab"),
     pytest.param(lambda: param_count(10, 4.0), TypeError, "d_model", id="param-float-d"),
-    pytest.param(lambda: param_count(10, 4, n_positions=-2), ValueError, "n_positions",
-                 id="param-negative-positions"),
-    pytest.param(lambda: resize(E3, 5, init="normal"), ValueError, "rng",
-                 id="resize-normal-no-rng"),
-    pytest.param(lambda: resize(E3, 2, init="normal"), ValueError, "rng",
-                 id="resize-normal-no-rng-even-when-shrinking"),
-    pytest.param(lambda: resize(E3, 5, init="normal", rng=0), TypeError, "rng",
-                 id="resize-rng-not-generator"),
-    pytest.param(lambda: resize(E3, 5, init="uniform"), ValueError, "init",
-                 id="resize-unknown-init"),
+    pytest.param(
+        lambda: param_count(10, 4, n_positions=-2),
+        ValueError,
+        "n_positions",
+        id="param-negative-positions",
+    ),
+    pytest.param(
+        lambda: resize(E3, 5, init="normal"), ValueError, "rng", id="resize-normal-no-rng"
+    ),
+    pytest.param(
+        lambda: resize(E3, 2, init="normal"),
+        ValueError,
+        "rng",
+        id="resize-normal-no-rng-even-when-shrinking",
+    ),
+    pytest.param(
+        lambda: resize(E3, 5, init="normal", rng=0), TypeError, "rng", id="resize-rng-not-generator"
+    ),
+    pytest.param(
+        lambda: resize(E3, 5, init="uniform"), ValueError, "init", id="resize-unknown-init"
+    ),
     pytest.param(lambda: resize(E3, 0), ValueError, "new_vocab_size", id="resize-zero-size"),
 ]
 
@@ -140,3 +155,8 @@ def test_against_torch_embedding_and_one_hot():
     np.testing.assert_array_equal(lookup(E, ids), ref)
     ref_oh = torch.nn.functional.one_hot(torch.from_numpy(ids), 7).numpy()
     np.testing.assert_array_equal(one_hot(ids, 7), ref_oh)
+
+
+def test_ragged_ids_name_the_argument():
+    with pytest.raises(ValueError, match="lookup: ids must be a rectangular array"):
+        lookup(np.zeros((5, 3)), [[1, 2], [3]])

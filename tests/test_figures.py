@@ -48,5 +48,7 @@ def test_every_script_is_shown_on_a_page():
 
 
 def test_no_committed_images():
-    images = [p for ext in ("png", "jpg", "jpeg", "gif", "svg", "webp") for p in DOCS.rglob(f"*.{ext}")]
+    images = [
+        p for ext in ("png", "jpg", "jpeg", "gif", "svg", "webp") for p in DOCS.rglob(f"*.{ext}")
+    ]
     assert not images, f"images are drawn at build time, not committed: {images}"

@@ -9,8 +9,15 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from llmmath.geometry import (
-    all_but_the_top, analogy, anisotropy, center, fit_probe, pca, probe_accuracy,
-    project_out, whiten,
+    all_but_the_top,
+    analogy,
+    anisotropy,
+    center,
+    fit_probe,
+    pca,
+    probe_accuracy,
+    project_out,
+    whiten,
 )
 
 RNG = np.random.default_rng(0)
@@ -150,8 +157,11 @@ def test_whitened_covariance_is_identity(data, d, n_extra):
 @given(data=st.data(), d=st.integers(1, 5))
 def test_project_out_orthogonal_and_idempotent(data, d):
     X = data.draw(hnp.arrays(np.float64, (4, d), elements=st.floats(-100, 100)))
-    u = data.draw(hnp.arrays(np.float64, d, elements=st.floats(-10, 10)).filter(
-        lambda v: np.linalg.norm(v) > 1e-3))
+    u = data.draw(
+        hnp.arrays(np.float64, d, elements=st.floats(-10, 10)).filter(
+            lambda v: np.linalg.norm(v) > 1e-3
+        )
+    )
     P = project_out(X, u)
     scale = 1 + np.abs(X).max()
     np.testing.assert_allclose(P @ (u / np.linalg.norm(u)), 0, atol=1e-12 * scale)
@@ -168,29 +178,55 @@ BAD_CALLS = [
     pytest.param(lambda: pca(np.ones((3, 2)), 1), ValueError, "X", id="pca-zero-variance"),
     pytest.param(lambda: whiten(X_RAND, k=6), ValueError, "k", id="whiten-k-above-d"),
     pytest.param(lambda: whiten(np.ones((5, 2))), ValueError, "X", id="whiten-zero-variance"),
-    pytest.param(lambda: whiten(np.c_[X_RAND[:, 0], 2 * X_RAND[:, 0]]), ValueError, "k",
-                 id="whiten-singular"),
+    pytest.param(
+        lambda: whiten(np.c_[X_RAND[:, 0], 2 * X_RAND[:, 0]]), ValueError, "k", id="whiten-singular"
+    ),
     pytest.param(lambda: whiten([[1.0, 2.0]]), ValueError, "X", id="whiten-one-row"),
-    pytest.param(lambda: all_but_the_top(X_RAND, -1), ValueError, "n_components",
-                 id="abtt-negative-components"),
+    pytest.param(
+        lambda: all_but_the_top(X_RAND, -1),
+        ValueError,
+        "n_components",
+        id="abtt-negative-components",
+    ),
     pytest.param(lambda: analogy(E, 0, 1, 4), IndexError, "a, b, c", id="analogy-id-equals-V"),
     pytest.param(lambda: analogy(E, 0, 1.0, 2), TypeError, "a, b, c", id="analogy-float-id"),
-    pytest.param(lambda: analogy(E, 0, 1, 2, k=2), ValueError, "analogy: k", id="analogy-k-above-eligible"),
-    pytest.param(lambda: project_out(X_RAND, np.zeros(5)), ValueError, "direction",
-                 id="project_out-zero-direction"),
-    pytest.param(lambda: project_out(X_RAND, np.ones(4)), ValueError, "X and direction",
-                 id="project_out-mismatched-d"),
-    pytest.param(lambda: project_out(X_RAND, np.eye(5)), ValueError, "direction",
-                 id="project_out-2d-direction"),
-    pytest.param(lambda: fit_probe(X_RAND, np.full(40, 2)), ValueError, "y",
-                 id="probe-labels-not-0-1"),
+    pytest.param(
+        lambda: analogy(E, 0, 1, 2, k=2), ValueError, "analogy: k", id="analogy-k-above-eligible"
+    ),
+    pytest.param(
+        lambda: project_out(X_RAND, np.zeros(5)),
+        ValueError,
+        "direction",
+        id="project_out-zero-direction",
+    ),
+    pytest.param(
+        lambda: project_out(X_RAND, np.ones(4)),
+        ValueError,
+        "X and direction",
+        id="project_out-mismatched-d",
+    ),
+    pytest.param(
+        lambda: project_out(X_RAND, np.eye(5)),
+        ValueError,
+        "direction",
+        id="project_out-2d-direction",
+    ),
+    pytest.param(
+        lambda: fit_probe(X_RAND, np.full(40, 2)), ValueError, "y", id="probe-labels-not-0-1"
+    ),
     pytest.param(lambda: fit_probe(X_RAND, np.zeros(39)), ValueError, "y", id="probe-wrong-length"),
-    pytest.param(lambda: fit_probe(X_RAND, np.zeros(40), lr=0.0), ValueError, "lr",
-                 id="probe-zero-lr"),
-    pytest.param(lambda: fit_probe(X_RAND, np.zeros(40), l2=-1.0), ValueError, "l2",
-                 id="probe-negative-l2"),
-    pytest.param(lambda: probe_accuracy(X_RAND, np.zeros(40), np.ones(4), 0.0), ValueError, "w",
-                 id="accuracy-w-wrong-width"),
+    pytest.param(
+        lambda: fit_probe(X_RAND, np.zeros(40), lr=0.0), ValueError, "lr", id="probe-zero-lr"
+    ),
+    pytest.param(
+        lambda: fit_probe(X_RAND, np.zeros(40), l2=-1.0), ValueError, "l2", id="probe-negative-l2"
+    ),
+    pytest.param(
+        lambda: probe_accuracy(X_RAND, np.zeros(40), np.ones(4), 0.0),
+        ValueError,
+        "w",
+        id="accuracy-w-wrong-width",
+    ),
 ]
 
 

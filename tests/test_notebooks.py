@@ -21,7 +21,8 @@ def test_there_are_notebooks():
 def test_stored_without_outputs(path):
     nb = nbformat.read(path, as_version=4)
     dirty = [
-        i for i, cell in enumerate(nb.cells)
+        i
+        for i, cell in enumerate(nb.cells)
         if cell.cell_type == "code" and (cell.outputs or cell.execution_count is not None)
     ]
     assert not dirty, f"{path}: cells {dirty} carry outputs; clear them before committing"
@@ -30,6 +31,10 @@ def test_stored_without_outputs(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
 def test_executes(path):
     nb = nbformat.read(path, as_version=4)
-    NotebookClient(nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}).execute()
-    errors = [o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"]
+    NotebookClient(
+        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+    ).execute()
+    errors = [
+        o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"
+    ]
     assert not errors

@@ -9,7 +9,14 @@ from hypothesis import strategies as st
 from hypothesis.extra import numpy as hnp
 
 from llmmath.similarity import (
-    cosine, dot, euclidean, mean_pool, normalize, recall_at_k, similarity_matrix, top_k,
+    cosine,
+    dot,
+    euclidean,
+    mean_pool,
+    normalize,
+    recall_at_k,
+    similarity_matrix,
+    top_k,
 )
 
 SQ2 = np.sqrt(0.5)
@@ -49,7 +56,8 @@ def test_similarity_matrix_three_metrics():
     np.testing.assert_allclose(similarity_matrix(A, B), [[1, 0, 0], [SQ2, SQ2, 0]], atol=1e-15)
     np.testing.assert_allclose(
         similarity_matrix(A, B, "euclidean"),
-        [[1, np.sqrt(10), 1], [np.sqrt(2), np.sqrt(5), np.sqrt(2)]], atol=1e-15,
+        [[1, np.sqrt(10), 1], [np.sqrt(2), np.sqrt(5), np.sqrt(2)]],
+        atol=1e-15,
     )
 
 
@@ -88,8 +96,7 @@ def test_top_k_uses_all_eligible_rows():
 
 
 def test_mean_pool_with_and_without_mask():
-    H = np.array([[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]],
-                  [[0.0, 0.0], [6.0, 6.0], [9.0, 3.0]]])
+    H = np.array([[[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]], [[0.0, 0.0], [6.0, 6.0], [9.0, 3.0]]])
     mask = np.array([[True, True, False], [True, True, True]])
     np.testing.assert_array_equal(mean_pool(H, mask), [[2.0, 3.0], [5.0, 3.0]])
     np.testing.assert_array_equal(mean_pool(H, mask.astype(int)), [[2.0, 3.0], [5.0, 3.0]])
@@ -115,8 +122,11 @@ def _vec(d):
 
 
 @settings(max_examples=50, deadline=None)
-@given(d=st.integers(1, 6).flatmap(lambda d: st.tuples(_vec(d), _vec(d))),
-       a=st.floats(1e-3, 1e3), b=st.floats(1e-3, 1e3))
+@given(
+    d=st.integers(1, 6).flatmap(lambda d: st.tuples(_vec(d), _vec(d))),
+    a=st.floats(1e-3, 1e3),
+    b=st.floats(1e-3, 1e3),
+)
 def test_cosine_bounded_and_scale_invariant(d, a, b):
     u, v = d
     c = cosine(u, v)
@@ -136,8 +146,12 @@ def test_unit_vectors_distance_squared_is_two_minus_two_cos(d):
 
 
 @settings(max_examples=50, deadline=None)
-@given(data=st.data(), n=st.integers(1, 12), d=st.integers(1, 3),
-       metric=st.sampled_from(["cosine", "dot", "euclidean"]))
+@given(
+    data=st.data(),
+    n=st.integers(1, 12),
+    d=st.integers(1, 3),
+    metric=st.sampled_from(["cosine", "dot", "euclidean"]),
+)
 def test_top_k_matches_full_stable_argsort(data, n, d, metric):
     # small integer entries make exact ties (and ties across the partition) common
     X = data.draw(hnp.arrays(np.float64, (n, d), elements=st.integers(-2, 2).map(float)))
@@ -161,43 +175,79 @@ BAD_CALLS = [
     pytest.param(lambda: cosine([], []), ValueError, "u", id="cosine-empty"),
     pytest.param(lambda: cosine([1.0], [1.0], eps=0.0), ValueError, "eps", id="cosine-zero-eps"),
     pytest.param(lambda: euclidean(["a"], ["b"]), TypeError, "u", id="euclidean-strings"),
-    pytest.param(lambda: similarity_matrix(X3, X3, "manhattan"), ValueError, "metric",
-                 id="matrix-unknown-metric"),
+    pytest.param(
+        lambda: similarity_matrix(X3, X3, "manhattan"),
+        ValueError,
+        "metric",
+        id="matrix-unknown-metric",
+    ),
     pytest.param(lambda: similarity_matrix(np.ones(3), X3), ValueError, "A", id="matrix-1d-A"),
     pytest.param(lambda: top_k(np.ones(3), X3, 4), ValueError, "k", id="top_k-k-larger-than-table"),
-    pytest.param(lambda: top_k(np.ones(3), X3, 3, exclude=[1]), ValueError, "k",
-                 id="top_k-k-larger-than-eligible"),
+    pytest.param(
+        lambda: top_k(np.ones(3), X3, 3, exclude=[1]),
+        ValueError,
+        "k",
+        id="top_k-k-larger-than-eligible",
+    ),
     pytest.param(lambda: top_k(np.ones(3), X3, 0), ValueError, "k", id="top_k-k-zero"),
     pytest.param(lambda: top_k(np.ones(3), X3, 1.5), TypeError, "k", id="top_k-float-k"),
-    pytest.param(lambda: top_k(np.ones(3), X3, 1, metric="l2"), ValueError, "metric",
-                 id="top_k-unknown-metric"),
-    pytest.param(lambda: top_k(np.ones(3), X3, 1, exclude=[3]), IndexError, "exclude",
-                 id="top_k-exclude-id-equals-n"),
-    pytest.param(lambda: top_k(np.ones(3), X3, 1, exclude=[-1]), IndexError, "exclude",
-                 id="top_k-exclude-negative"),
-    pytest.param(lambda: top_k(np.ones(3), X3, 1, exclude=[0.0]), TypeError, "exclude",
-                 id="top_k-exclude-float"),
+    pytest.param(
+        lambda: top_k(np.ones(3), X3, 1, metric="l2"),
+        ValueError,
+        "metric",
+        id="top_k-unknown-metric",
+    ),
+    pytest.param(
+        lambda: top_k(np.ones(3), X3, 1, exclude=[3]),
+        IndexError,
+        "exclude",
+        id="top_k-exclude-id-equals-n",
+    ),
+    pytest.param(
+        lambda: top_k(np.ones(3), X3, 1, exclude=[-1]),
+        IndexError,
+        "exclude",
+        id="top_k-exclude-negative",
+    ),
+    pytest.param(
+        lambda: top_k(np.ones(3), X3, 1, exclude=[0.0]),
+        TypeError,
+        "exclude",
+        id="top_k-exclude-float",
+    ),
     pytest.param(lambda: top_k(np.ones((1, 3)), X3, 1), ValueError, "query", id="top_k-2d-query"),
-    pytest.param(lambda: top_k(np.ones(2), X3, 1), ValueError, "query and X",
-                 id="top_k-mismatched-d"),
-    pytest.param(lambda: top_k(np.ones(3), np.zeros((0, 3)), 1), ValueError, "X",
-                 id="top_k-empty-X"),
-    pytest.param(lambda: mean_pool(np.ones((2, 3)), [1, 0, 1]), ValueError, "mask",
-                 id="mean_pool-mask-wrong-shape"),
-    pytest.param(lambda: mean_pool(np.ones((2, 3)), [0, 0]), ValueError, "mask",
-                 id="mean_pool-all-masked"),
-    pytest.param(lambda: mean_pool(np.ones((2, 3)), [2, 1]), ValueError, "mask",
-                 id="mean_pool-mask-not-0-1"),
+    pytest.param(
+        lambda: top_k(np.ones(2), X3, 1), ValueError, "query and X", id="top_k-mismatched-d"
+    ),
+    pytest.param(
+        lambda: top_k(np.ones(3), np.zeros((0, 3)), 1), ValueError, "X", id="top_k-empty-X"
+    ),
+    pytest.param(
+        lambda: mean_pool(np.ones((2, 3)), [1, 0, 1]),
+        ValueError,
+        "mask",
+        id="mean_pool-mask-wrong-shape",
+    ),
+    pytest.param(
+        lambda: mean_pool(np.ones((2, 3)), [0, 0]), ValueError, "mask", id="mean_pool-all-masked"
+    ),
+    pytest.param(
+        lambda: mean_pool(np.ones((2, 3)), [2, 1]), ValueError, "mask", id="mean_pool-mask-not-0-1"
+    ),
     pytest.param(lambda: mean_pool(np.ones(3)), ValueError, "H", id="mean_pool-1d-H"),
-    pytest.param(lambda: recall_at_k([[1.0, 2.0]], [1], 1), TypeError, "ranked",
-                 id="recall-float-ranked"),
+    pytest.param(
+        lambda: recall_at_k([[1.0, 2.0]], [1], 1), TypeError, "ranked", id="recall-float-ranked"
+    ),
     pytest.param(lambda: recall_at_k([[1, 2]], [1], 3), ValueError, "k", id="recall-k-too-large"),
-    pytest.param(lambda: recall_at_k([[1, 2]], [1, 2], 1), ValueError, "relevant",
-                 id="recall-wrong-count"),
-    pytest.param(lambda: recall_at_k([[1, 2]], [set()], 1), ValueError, "relevant",
-                 id="recall-empty-set"),
-    pytest.param(lambda: recall_at_k([[1, 2]], [{"a"}], 1), TypeError, "relevant",
-                 id="recall-string-ids"),
+    pytest.param(
+        lambda: recall_at_k([[1, 2]], [1, 2], 1), ValueError, "relevant", id="recall-wrong-count"
+    ),
+    pytest.param(
+        lambda: recall_at_k([[1, 2]], [set()], 1), ValueError, "relevant", id="recall-empty-set"
+    ),
+    pytest.param(
+        lambda: recall_at_k([[1, 2]], [{"a"}], 1), TypeError, "relevant", id="recall-string-ids"
+    ),
 ]
 
 
@@ -219,8 +269,9 @@ def test_against_torch_cosine_normalize_cdist_topk():
     np.testing.assert_allclose(similarity_matrix(A, B), ref, rtol=0, atol=1e-10)
     np.testing.assert_allclose(cosine(A[:, None, :], B[None]), ref, rtol=0, atol=1e-10)
     np.testing.assert_allclose(normalize(A), F.normalize(tA, dim=-1).numpy(), rtol=0, atol=1e-10)
-    np.testing.assert_allclose(similarity_matrix(A, B, "euclidean"), torch.cdist(tA, tB).numpy(),
-                               rtol=0, atol=1e-10)
+    np.testing.assert_allclose(
+        similarity_matrix(A, B, "euclidean"), torch.cdist(tA, tB).numpy(), rtol=0, atol=1e-10
+    )
     # continuous random scores have no ties, so torch.topk's order is unambiguous
     q = rng.normal(size=5)
     idx, scores = top_k(q, A, 3, metric="dot")

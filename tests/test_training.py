@@ -146,8 +146,13 @@ def _glove_reference(W, W_ctx, b, b_ctx, X):
 
 def _glove_problem(rng, V=4, d=3):
     X = rng.integers(0, 150, size=(V, V)).astype(float) * (rng.random((V, V)) < 0.6)
-    return (rng.normal(size=(V, d)), rng.normal(size=(V, d)), rng.normal(size=V),
-            rng.normal(size=V), X)
+    return (
+        rng.normal(size=(V, d)),
+        rng.normal(size=(V, d)),
+        rng.normal(size=V),
+        rng.normal(size=V),
+        X,
+    )
 
 
 def test_glove_loss_matches_double_loop_and_skips_zero_counts():
@@ -162,7 +167,7 @@ def test_glove_grads_descend():
     params, X = list(_glove_problem(rng)[:4]), _glove_problem(rng)[4]
     before = glove_loss(*params, X)
     for _ in range(5):
-        params = [p - 1e-3 * g for p, g in zip(params, glove_grads(*params, X))]
+        params = [p - 1e-3 * g for p, g in zip(params, glove_grads(*params, X), strict=True)]
     assert glove_loss(*params, X) < before
 
 
@@ -177,9 +182,12 @@ def test_directional_derivative_exact_for_quadratic():
 
 
 @PROPS
-@given(z=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=6),
-                    elements=floats(-50, 50)),
-       c=floats(-100, 100))
+@given(
+    z=hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=3, max_side=6), elements=floats(-50, 50)
+    ),
+    c=floats(-100, 100),
+)
 def test_softmax_sums_to_one_and_is_shift_invariant(z, c):
     p = softmax(z)
     np.testing.assert_allclose(p.sum(-1), 1.0, rtol=1e-12)
@@ -187,9 +195,12 @@ def test_softmax_sums_to_one_and_is_shift_invariant(z, c):
 
 
 @PROPS
-@given(z=hnp.arrays(np.float64, hnp.array_shapes(min_dims=1, max_dims=2, max_side=6),
-                    elements=floats(-30, 30)),
-       big=hnp.arrays(np.float64, (2, 5), elements=st.sampled_from([-1e4, 0.0, 1e4])))
+@given(
+    z=hnp.arrays(
+        np.float64, hnp.array_shapes(min_dims=1, max_dims=2, max_side=6), elements=floats(-30, 30)
+    ),
+    big=hnp.arrays(np.float64, (2, 5), elements=st.sampled_from([-1e4, 0.0, 1e4])),
+)
 def test_log_softmax_is_log_of_softmax_and_finite_at_1e4(z, big):
     np.testing.assert_allclose(log_softmax(z), np.log(softmax(z)), rtol=1e-12, atol=1e-12)
     out = log_softmax(big)
@@ -246,9 +257,11 @@ def test_glove_grads_match_finite_differences(seed, V, d):
     W, W_ctx, b, b_ctx, X = _glove_problem(rng, V, d)
     grads = glove_grads(W, W_ctx, b, b_ctx, X)
     params = [W, W_ctx, b, b_ctx]
-    for i, (p, g) in enumerate(zip(params, grads)):
+    for i, (p, g) in enumerate(zip(params, grads, strict=True)):
+
         def f(x, i=i):
-            return glove_loss(*params[:i], x, *params[i + 1:], X)
+            return glove_loss(*params[:i], x, *params[i + 1 :], X)
+
         check_grad(f, p, g, rng.normal(size=p.shape), tol=1e-5)
 
 
@@ -266,21 +279,28 @@ BAD = [
     ("batch-y-wrong-length", lambda: output_row_grad(np.zeros((3, 3)), Z, Y), ValueError, "y"),
     ("hidden-y-out-of-range", lambda: hidden_grad(np.zeros(3), Z, 2), IndexError, "y"),
     ("sgns-negatives-1d", lambda: sgns_loss([1.0], [1.0], [1.0]), ValueError, "negatives"),
-    ("sgns-width-mismatch", lambda: sgns_loss([1.0], [1.0, 2.0], [[1.0]]), ValueError,
-     "center and context"),
+    (
+        "sgns-width-mismatch",
+        lambda: sgns_loss([1.0], [1.0, 2.0], [[1.0]]),
+        ValueError,
+        "center and context",
+    ),
     ("negative-counts", lambda: noise_distribution([3, -1]), ValueError, "counts"),
     ("all-zero-counts", lambda: noise_distribution([0, 0]), ValueError, "counts"),
     ("negative-power", lambda: noise_distribution([1, 2], power=-1), ValueError, "power"),
     ("negative-glove-x", lambda: glove_weight([1.0, -2.0]), ValueError, "x"),
     ("glove-x-max-zero", lambda: glove_weight(1.0, x_max=0), ValueError, "x_max"),
-    ("glove-W-ctx-shape", lambda: glove_loss(G[0], np.zeros((3, 2)), *G[2:]), ValueError,
-     "W_ctx"),
+    ("glove-W-ctx-shape", lambda: glove_loss(G[0], np.zeros((3, 2)), *G[2:]), ValueError, "W_ctx"),
     ("glove-b-length", lambda: glove_loss(*G[:2], np.zeros(3), *G[3:]), ValueError, "b must"),
     ("glove-X-shape", lambda: glove_loss(*G[:4], np.ones((2, 3))), ValueError, "X must"),
     ("glove-X-negative", lambda: glove_grads(*G[:4], -np.ones((2, 2))), ValueError, "X must"),
     ("glove-b-ctx-length", lambda: glove_grads(*G[:3], np.zeros(1), G[4]), ValueError, "b_ctx"),
-    ("dd-direction-shape", lambda: directional_derivative(np.sum, [1.0, 2.0], [1.0]), ValueError,
-     "v must"),
+    (
+        "dd-direction-shape",
+        lambda: directional_derivative(np.sum, [1.0, 2.0], [1.0]),
+        ValueError,
+        "v must",
+    ),
 ]
 
 
@@ -313,5 +333,5 @@ def test_matches_torch_float64():
     ell.backward()
     ours = sgns_loss(v_c.detach().numpy(), u_o.detach().numpy(), U.detach().numpy())
     assert abs(ours[0] - ell.item()) < 1e-10
-    for got, t in zip(ours[1:], (v_c, u_o, U)):
+    for got, t in zip(ours[1:], (v_c, u_o, U), strict=True):
         np.testing.assert_allclose(got, t.grad.numpy(), rtol=0, atol=1e-10)

@@ -16,23 +16,30 @@ from typing import Any
 import numpy as np
 
 
+def _asarray(x: Any, name: str, func: str) -> np.ndarray:
+    """``np.asarray`` that names the argument when the input is ragged."""
+    try:
+        return np.asarray(x)
+    except ValueError as err:  # e.g. [[1, 2], [3]]: rows of different lengths
+        raise ValueError(
+            f"{func}: {name} must be a rectangular array; got ragged input ({err})"
+        ) from None
+
+
 def float_array(x: Any, name: str, func: str, *, min_ndim: int = 0) -> np.ndarray:
     """Return ``x`` as a float64 array (or a wider float), rejecting empty input.
 
     Integer and narrower float inputs are promoted to float64; ``longdouble``
     stays as it is.
     """
-    arr = np.asarray(x)
-    if arr.dtype == object or not (
-        np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_
-    ):
+    arr = _asarray(x, name, func)
+    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
         raise TypeError(f"{func}: {name} must be numeric; got dtype {arr.dtype}")
     if np.issubdtype(arr.dtype, np.complexfloating):
         raise TypeError(f"{func}: {name} must be real; got dtype {arr.dtype}")
     if arr.ndim < min_ndim:
         raise ValueError(
-            f"{func}: {name} must have at least {min_ndim} dimension(s); "
-            f"got shape {arr.shape}"
+            f"{func}: {name} must have at least {min_ndim} dimension(s); got shape {arr.shape}"
         )
     if arr.size == 0:
         raise ValueError(f"{func}: {name} is empty (shape {arr.shape})")
@@ -54,7 +61,7 @@ def int_ids(ids: Any, vocab_size: int, func: str, name: str = "ids") -> np.ndarr
     an id is a label, and a float id usually means a bug upstream. Negative ids
     raise ``IndexError`` rather than counting from the end as numpy would.
     """
-    arr = np.asarray(ids)
+    arr = _asarray(ids, name, func)
     if arr.dtype == np.bool_ or not np.issubdtype(arr.dtype, np.integer):
         raise TypeError(f"{func}: {name} must be integers; got dtype {arr.dtype}")
     if arr.size:
@@ -104,6 +111,5 @@ def same_last_dim(a: np.ndarray, b: np.ndarray, names: str, func: str) -> None:
     """Require two arrays to agree on their last axis."""
     if a.shape[-1] != b.shape[-1]:
         raise ValueError(
-            f"{func}: {names} must share the last dimension; "
-            f"got shapes {a.shape} and {b.shape}"
+            f"{func}: {names} must share the last dimension; got shapes {a.shape} and {b.shape}"
         )

@@ -25,8 +25,13 @@ from llmmath.geometry import anisotropy
 from llmmath.similarity import cosine
 
 __all__ = [
-    "quantize_int8", "dequantize", "memory_bytes", "norm_report", "outlier_rows",
-    "remap_rows", "row_drift",
+    "quantize_int8",
+    "dequantize",
+    "memory_bytes",
+    "norm_report",
+    "outlier_rows",
+    "remap_rows",
+    "row_drift",
 ]
 
 _BITS = {"float64": 64, "float32": 32, "float16": 16, "bfloat16": 16, "int8": 8, "int4": 4}
@@ -214,7 +219,6 @@ def row_drift(E_before: Any, E_after: Any) -> np.ndarray:
     B = _validate.matrix(E_after, "E_after", "row_drift")
     if A.shape != B.shape:
         raise ValueError(
-            f"row_drift: E_before and E_after must have the same shape; "
-            f"got {A.shape} and {B.shape}"
+            f"row_drift: E_before and E_after must have the same shape; got {A.shape} and {B.shape}"
         )
     return 1.0 - cosine(A, B)

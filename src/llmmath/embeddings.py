@@ -78,9 +78,7 @@ def tied_logits(h: Any, E: Any) -> np.ndarray:
     return h @ E.T
 
 
-def param_count(
-    vocab_size: int, d_model: int, *, tied: bool = True, n_positions: int = 0
-) -> int:
+def param_count(vocab_size: int, d_model: int, *, tied: bool = True, n_positions: int = 0) -> int:
     """Return the number of embedding parameters, as a Python int.
 
     ``V*d`` for the token table, doubled when the output layer is a separate
@@ -110,9 +108,7 @@ def _new_rows(E: np.ndarray, n_new: int, init: str, rng: Any, func: str) -> np.n
     _validate.option(init, _INITS, "init", func)
     if init == "normal":
         if rng is None:
-            raise ValueError(
-                f'{func}: init="normal" needs rng, a numpy.random.Generator; got None'
-            )
+            raise ValueError(f'{func}: init="normal" needs rng, a numpy.random.Generator; got None')
         if not isinstance(rng, np.random.Generator):
             raise TypeError(
                 f"{func}: rng must be a numpy.random.Generator; got {type(rng).__name__}"

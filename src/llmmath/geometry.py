@@ -31,8 +31,15 @@ from llmmath import _validate
 from llmmath.similarity import normalize, top_k
 
 __all__ = [
-    "center", "anisotropy", "pca", "whiten", "all_but_the_top", "analogy",
-    "project_out", "fit_probe", "probe_accuracy",
+    "center",
+    "anisotropy",
+    "pca",
+    "whiten",
+    "all_but_the_top",
+    "analogy",
+    "project_out",
+    "fit_probe",
+    "probe_accuracy",
 ]
 
 

@@ -1,22 +1,14 @@
 """Position information: sinusoidal tables, RoPE, ALiBi, T5 buckets, context extension.
 
-References and the implementations each function matches:
-
-- Vaswani et al., "Attention Is All You Need" (arXiv:1706.03762): ``sinusoidal``
-  (interleaved sin/cos, like DistilBERT's table in Hugging Face transformers).
-- Su et al., "RoFormer: Enhanced Transformer with Rotary Position Embedding"
-  (arXiv:2104.09864): ``apply_rope``; ``layout="interleaved"`` is GPT-J's
-  ``rotate_every_two``, ``layout="half"`` is the ``rotate_half`` form of Llama
-  and GPT-NeoX in transformers (``modeling_llama.apply_rotary_pos_emb``).
-- Press et al., "Train Short, Test Long: Attention with Linear Biases"
-  (arXiv:2108.12409): ``alibi_slopes`` reproduces their ``get_slopes``.
-- Raffel et al., "Exploring the Limits of Transfer Learning" (T5, arXiv:1910.10683):
-  ``t5_bucket`` reproduces ``T5Attention._relative_position_bucket``.
-- Chen et al., "Extending Context Window ... via Positional Interpolation"
-  (arXiv:2306.15595): ``linear_scaled_frequencies`` (transformers' ``linear`` rope type).
-- Peng et al., "YaRN: Efficient Context Window Extension" (arXiv:2309.00071):
-  ``yarn_frequencies`` and ``yarn_attention_factor`` (transformers' ``yarn`` rope type);
-  ``ntk_scaled_base`` is the "NTK-aware" base change discussed there.
+References (and the implementation each function matches; "HF" = Hugging Face transformers):
+Vaswani et al., "Attention Is All You Need" (arXiv:1706.03762) for ``sinusoidal``
+(interleaved, as DistilBERT's table in HF); Su et al., "RoFormer" (arXiv:2104.09864) for
+``apply_rope`` (``"interleaved"`` = GPT-J's ``rotate_every_two``, ``"half"`` = the
+``rotate_half`` form of Llama / GPT-NeoX in HF); Press et al., "Train Short, Test Long"
+(ALiBi, arXiv:2108.12409) and their ``get_slopes``; Raffel et al., T5 (arXiv:1910.10683) and
+HF's ``T5Attention._relative_position_bucket``; Chen et al., "Positional Interpolation"
+(arXiv:2306.15595) and HF's ``linear`` rope type; Peng et al., "YaRN" (arXiv:2309.00071),
+HF's ``yarn`` rope type, and the "NTK-aware" base change discussed there.
 """
 
 from __future__ import annotations
@@ -34,7 +26,7 @@ _PAIRS = "RoPE rotates coordinate pairs"
 def _even_dim(d: Any, name: str, func: str, *, minimum: int = 2) -> int:
     d = positive_int(d, name, func, minimum=minimum)
     if d % 2:
-        raise ValueError(f"{func}: {name} must be even (coordinates come in sin/cos pairs); got {d}")
+        raise ValueError(f"{func}: {name} must be even (coordinates come in pairs); got {d}")
     return d
 
 
@@ -45,9 +37,9 @@ def _even_last(x: Any, func: str) -> np.ndarray:
 
 
 def sinusoidal(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndarray:
-    """Sinusoidal position table: ``PE[p, 2k] = sin(p / base^(2k/d))``, ``PE[p, 2k+1] = cos(...)``.
+    """Sinusoidal table ``(n_positions, d_model)``, ``d_model`` even.
 
-    Returns ``(n_positions, d_model)``; ``d_model`` must be even.
+    ``PE[p, 2k] = sin(p / base^(2k/d))`` and ``PE[p, 2k+1] = cos(p / base^(2k/d))``.
 
     >>> sinusoidal(2, 4)
     array([[0.        , 1.        , 0.        , 1.        ],
@@ -76,7 +68,12 @@ def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
 
 
 def apply_rope(
-    x: Any, positions: Any = None, *, base: float = 10000.0, layout: str = "interleaved", inv_freq: Any = None
+    x: Any,
+    positions: Any = None,
+    *,
+    base: float = 10000.0,
+    layout: str = "interleaved",
+    inv_freq: Any = None,
 ) -> np.ndarray:
     """Rotate each coordinate pair of ``x`` by the angle ``theta_k * p`` of its position.
 
@@ -98,12 +95,14 @@ def apply_rope(
         positions = np.arange(T, dtype=np.float64)
     positions = float_array(positions, "positions", f)
     if positions.shape != (T,):
-        raise ValueError(f"{f}: positions must have shape ({T},) to match x's T axis; got shape {positions.shape}")
+        raise ValueError(
+            f"{f}: positions must have shape ({T},) to match x's T axis; got {positions.shape}"
+        )
     if inv_freq is None:
         inv_freq = rope_frequencies(d, base)
     inv_freq = float_array(inv_freq, "inv_freq", f)
     if inv_freq.shape != (d // 2,):
-        raise ValueError(f"{f}: inv_freq must have shape ({d // 2},) = (d/2,); got shape {inv_freq.shape}")
+        raise ValueError(f"{f}: inv_freq must have shape ({d // 2},); got {inv_freq.shape}")
     angles = positions[:, None] * inv_freq  # (T, d/2): one angle per position and pair
     cos, sin = np.cos(angles), np.sin(angles)
     if layout == "half":
@@ -179,7 +178,7 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
 
 
 def alibi_bias(n_heads: int, seq_len: int) -> np.ndarray:
-    """ALiBi bias ``(n_heads, T, T)``: ``-m_h (i - j)`` for key ``j <= i``, ``0`` above the diagonal.
+    """ALiBi bias ``(n_heads, T, T)``: ``-m_h (i - j)`` for keys ``j <= i``, ``0`` for ``j > i``.
 
     Future keys get 0 here; hiding them is the causal mask's job.
 
@@ -208,9 +207,13 @@ def relative_positions(n_queries: int, n_keys: int | None = None) -> np.ndarray:
 
 
 def t5_bucket(
-    relative_position: Any, *, bidirectional: bool = True, num_buckets: int = 32, max_distance: int = 128
+    relative_position: Any,
+    *,
+    bidirectional: bool = True,
+    num_buckets: int = 32,
+    max_distance: int = 128,
 ) -> np.ndarray:
-    """T5's relative-position bucket for each offset ``key - query``; int64, same shape as the input.
+    """T5's bucket for each offset ``key - query``; int64, shaped like ``relative_position``.
 
     Offsets with ``|r| < max_exact`` get their own bucket; larger ones share
     logarithmically wider buckets up to ``max_distance``. With ``bidirectional`` the
@@ -236,9 +239,10 @@ def t5_bucket(
         n = -np.minimum(r, 0)
     max_exact = nb // 2
     md = positive_int(max_distance, "max_distance", f, minimum=max_exact + 1)
-    # transformers evaluates the log branch in float32; in float64 a few offsets that sit
-    # exactly on a bucket edge (e.g. num_buckets=18, offset 8) land one bucket lower.
-    # So reproduce its float32 steps: log (correctly rounded), divide, multiply, truncate.
+    # transformers evaluates the log branch in torch float32. In float64, offsets that sit
+    # exactly on a bucket edge can land one bucket lower (num_buckets=18: offset -8 gives 4,
+    # T5 gives 5), so we replay its float32 steps. The log is taken in float64 and rounded,
+    # because numpy's own float32 log can be one ulp off (ln 2.25) where torch's is not.
     ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
     log_ratio = np.log(ratio.astype(np.float64)).astype(np.float32)
     scaled = log_ratio / np.float32(math.log(md / max_exact)) * np.float32(nb - max_exact)
@@ -247,7 +251,7 @@ def t5_bucket(
 
 
 def interpolate_table(P: Any, new_length: int) -> np.ndarray:
-    """Resample a learned table ``P: (T, d)`` to ``(new_length, d)`` by linear interpolation.
+    """Resample a learned table ``P: (T, d)`` to ``(new_length, d)``, linearly.
 
     Row ``i`` of the result sits at position ``i (T-1)/(new_length-1)`` of ``P``, so the first
     and last rows are kept exactly.
@@ -259,7 +263,7 @@ def interpolate_table(P: Any, new_length: int) -> np.ndarray:
     """
     P = matrix(P, "P", "interpolate_table")
     if P.shape[0] < 2:
-        raise ValueError(f"interpolate_table: P needs at least 2 rows to interpolate; got shape {P.shape}")
+        raise ValueError(f"interpolate_table: P needs at least 2 rows; got shape {P.shape}")
     m = positive_int(new_length, "new_length", "interpolate_table", minimum=2)
     s = np.linspace(0.0, P.shape[0] - 1, m)
     lo = np.minimum(np.floor(s).astype(np.int64), P.shape[0] - 2)
@@ -278,7 +282,7 @@ def linear_scaled_frequencies(d_head: int, factor: float, base: float = 10000.0)
 
 
 def ntk_scaled_base(base: float, factor: float, d_head: int) -> float:
-    """NTK-aware RoPE base ``base * factor^(d/(d-2))`` (``d_head`` even and > 2).
+    """Return the NTK-aware RoPE base ``base * factor^(d/(d-2))`` as a float (``d_head`` even, > 2).
 
     The exponent makes the slowest pair's frequency exactly ``theta_{d/2-1} / factor``.
 
@@ -292,10 +296,14 @@ def ntk_scaled_base(base: float, factor: float, d_head: int) -> float:
 
 
 def yarn_frequencies(
-    d_head: int, factor: float, original_max_positions: int,
-    base: float = 10000.0, beta_fast: float = 32, beta_slow: float = 1,
+    d_head: int,
+    factor: float,
+    original_max_positions: int,
+    base: float = 10000.0,
+    beta_fast: float = 32,
+    beta_slow: float = 1,
 ) -> np.ndarray:
-    """YaRN frequencies ``(d_head/2,)``: original for fast pairs, ``theta/factor`` for slow ones.
+    """YaRN frequencies ``(d_head/2,)``: ``theta`` for fast pairs, ``theta/factor`` for slow.
 
     Pair ``k`` completes ``original_max_positions * theta_k / (2 pi)`` turns over the original
     context; pairs with more than ``beta_fast`` turns keep ``theta_k``, pairs with fewer than
@@ -312,14 +320,16 @@ def yarn_frequencies(
     base = positive_float(base, "base", f)
     if base <= 1:
         raise ValueError(f"{f}: base must be > 1; got {base!r}")
-    fast, slow = positive_float(beta_fast, "beta_fast", f), positive_float(beta_slow, "beta_slow", f)
+    fast = positive_float(beta_fast, "beta_fast", f)
+    slow = positive_float(beta_slow, "beta_slow", f)
     if fast <= slow:
-        raise ValueError(f"{f}: beta_fast must exceed beta_slow; got beta_fast={fast}, beta_slow={slow}")
+        raise ValueError(f"{f}: beta_fast must exceed beta_slow; got {fast} and {slow}")
 
     def dim_for(turns: float) -> float:  # pair index (in units of d) that makes `turns` turns
         return d * math.log(L / (turns * 2 * math.pi)) / (2 * math.log(base))
 
-    low, high = max(math.floor(dim_for(fast)), 0), min(math.ceil(dim_for(slow)), d - 1)
+    low = float(max(math.floor(dim_for(fast)), 0))
+    high = float(min(math.ceil(dim_for(slow)), d - 1))
     if low == high:
         high += 0.001  # same guard as the reference: avoid dividing by zero
     ramp = np.clip((np.arange(d // 2) - low) / (high - low), 0.0, 1.0)

@@ -25,8 +25,14 @@ import numpy as np
 from llmmath import _validate
 
 __all__ = [
-    "dot", "cosine", "euclidean", "normalize", "similarity_matrix", "top_k",
-    "mean_pool", "recall_at_k",
+    "dot",
+    "cosine",
+    "euclidean",
+    "normalize",
+    "similarity_matrix",
+    "top_k",
+    "mean_pool",
+    "recall_at_k",
 ]
 
 _METRICS = ("cosine", "dot", "euclidean")
@@ -147,21 +153,26 @@ def top_k(
     excluded = _validate.int_ids(excluded, X.shape[0], func, "exclude")
     k = _validate.positive_int(k, "k", func)
 
-    candidates = np.setdiff1d(np.arange(X.shape[0]), excluded)
-    if k > candidates.size:
+    n = X.shape[0]
+    eligible = np.ones(n, dtype=bool)
+    eligible[excluded] = False
+    n_eligible = int(eligible.sum())
+    if k > n_eligible:
         raise ValueError(
             f"{func}: k must be at most the number of eligible rows "
-            f"{candidates.size} (n={X.shape[0]}, {X.shape[0] - candidates.size} excluded); got {k}"
+            f"{n_eligible} (n={n}, {n - n_eligible} excluded); got {k}"
         )
-    scores = {"cosine": cosine, "dot": dot, "euclidean": euclidean}[metric](X, query)[candidates]
+    scores = {"cosine": cosine, "dot": dot, "euclidean": euclidean}[metric](X, query)
     cost = scores if metric == "euclidean" else -scores  # smaller is better
-    cost = np.where(np.isnan(cost), np.inf, cost)
-    # The k-th smallest cost is a threshold: keeping every candidate at least that
+    # NaN ranks after every number; excluded rows rank after NaN and are never reached.
+    cost = np.where(np.isnan(cost), np.finfo(cost.dtype).max, cost)
+    cost[~eligible] = np.inf
+    # The k-th smallest cost is a threshold: keeping every row at least that
     # good keeps all ties at the boundary, so lexsort can break them by index.
     threshold = cost[np.argpartition(cost, k - 1)[k - 1]]
     keep = np.flatnonzero(cost <= threshold)
-    best = keep[np.lexsort((candidates[keep], cost[keep]))[:k]]
-    return candidates[best], scores[best]
+    best = keep[np.lexsort((keep, cost[keep]))[:k]]
+    return best, scores[best]
 
 
 def mean_pool(H: Any, mask: Any = None) -> np.ndarray:
@@ -226,8 +237,9 @@ def recall_at_k(ranked: Any, relevant: Sequence[Any], k: int) -> float:
             f"{func}: relevant must have one entry per query ({n_queries}); got {len(relevant)}"
         )
     # Flatten the ragged relevant sets into (query, id) pairs; counting is vectorised.
-    groups = [np.unique(np.asarray(list(r) if isinstance(r, (set, frozenset)) else r))
-              for r in relevant]
+    groups = [
+        np.unique(np.asarray(list(r) if isinstance(r, (set, frozenset)) else r)) for r in relevant
+    ]
     sizes = np.array([g.size for g in groups])
     if (sizes == 0).any():
         empty = int(np.argmax(sizes == 0))

