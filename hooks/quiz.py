@@ -125,19 +125,19 @@ def _number(value: Any, key: str, where: str) -> float:
 def _question(raw: Any, where: str) -> Question:
     if not isinstance(raw, dict):
         raise PluginError(f"{where}: each question must be a mapping (`- id: ...`), got {raw!r}")
-    missing = REQUIRED - raw.keys()
-    if missing:
-        raise PluginError(f"{where}: missing field(s) {sorted(missing)}")
-    qid = raw["id"]
+    qid = raw.get("id")
     if not isinstance(qid, str) or not ID.match(qid):
         raise PluginError(f"{where}: `id` must match [a-z0-9][a-z0-9-]*, got {qid!r}")
     where = f"{where} (question `{qid}`)"
-    kind = raw["type"]
+    kind = raw.get("type")
     if kind not in ALLOWED:
         raise PluginError(f"{where}: `type` must be `choice` or `numeric`, got {kind!r}")
     unknown = raw.keys() - ALLOWED[kind]
     if unknown:
         raise PluginError(f"{where}: unknown field(s) {sorted(unknown)} for a {kind} question")
+    missing = REQUIRED - raw.keys()
+    if missing:
+        raise PluginError(f"{where}: missing field(s) {sorted(missing)}")
     teaches = raw["teaches"]
     if not isinstance(teaches, str) or not re.fullmatch(r"#[^\s#\"<>]+", teaches):
         raise PluginError(f"{where}: `teaches` must be an anchor on this page such as '#32-cosine-similarity'")

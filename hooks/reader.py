@@ -26,14 +26,22 @@ notebooks are measured alike:
 
 The result is rounded up to whole minutes (at least 1). Headings are the
 ``<h1>``–``<h6>`` elements of the page content, the title included.
+
+Any page may also show another page's estimate with a comment such as
+``<!-- reading-time: intuition.md -->`` (path relative to the page, as for a
+link); it becomes ``≈ 9 min``. The lesson overview's section map uses this. An
+unknown path fails the build.
 """
 
 from __future__ import annotations
 
 import html
 import math
+import posixpath
 import re
 from html.parser import HTMLParser
+
+from mkdocs.exceptions import PluginError
 
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 10
@@ -44,6 +52,7 @@ NOT_LESSONS = {"reference"}
 NOTE_LIMIT = 8000
 VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
 H1_END = re.compile(r"</h1>")
+MARKER = re.compile(r"<!--\s*reading-time:\s*(?P<path>[^\s>]+)\s*-->")
 WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
 
 
@@ -159,7 +168,7 @@ def reader_block(page, stats: dict[str, int], questions: int) -> str:
     return (
         f'<div class="mfl-reader" data-page="{url}" data-title="{title}">'
         f'<p class="mfl-meta" title="{detail}">{" · ".join(items)}</p>'
-        '<details class="mfl-notes" hidden>'
+        '<details class="mfl-notes note" hidden>'
         '<summary>Your notes on this page</summary>'
         '<div class="mfl-notes-body">'
         '<label class="mfl-notes-label" for="mfl-note-text">Private notes, saved as you type and kept only in '
@@ -177,13 +186,32 @@ def reader_block(page, stats: dict[str, int], questions: int) -> str:
     )
 
 
+_STATS: dict[str, dict[str, int]] = {}  # src_uri -> measure(), for the reading-time markers
+
+
+def on_pre_build(config) -> None:
+    _STATS.clear()
+
+
 def on_page_content(html_text: str, page, config, files) -> str:
+    stats = measure(html_text)
+    _STATS[page.file.src_uri] = stats
     if not is_lesson(page):
         return html_text
-    stats = measure(html_text)
     questions = html_text.count('class="mfl-quiz-q"')
     block = reader_block(page, stats, questions)
     match = H1_END.search(html_text)
     if match:
         return html_text[: match.end()] + "\n" + block + html_text[match.end() :]
     return block + "\n" + html_text
+
+
+def on_post_page(output: str, page, config) -> str:
+    # Every page's content has been measured before any page is written.
+    def minutes(m: re.Match) -> str:
+        target = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), m["path"]))
+        if target not in _STATS:
+            raise PluginError(f"{page.file.src_uri}: `{m.group(0)}` names no page ({target})")
+        return f'<span class="mfl-reading-time">≈ {_STATS[target]["minutes"]} min</span>'
+
+    return MARKER.sub(minutes, output) if "reading-time" in output else output

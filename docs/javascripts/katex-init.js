@@ -1,13 +1,14 @@
-// Typeset every arithmatex element with the KaTeX copy served by this site.
-// Material's document$ fires on first load and after each instant navigation.
+// Typeset the math that arithmatex marked (and only that) with the KaTeX copy
+// served by this site. Material's document$ fires on first load and after
+// each instant navigation.
 document$.subscribe(({ body }) => {
-  renderMathInElement(body, {
-    delimiters: [
-      { left: "$$", right: "$$", display: true },
-      { left: "$", right: "$", display: false },
-      { left: "\\(", right: "\\)", display: false },
-      { left: "\\[", right: "\\]", display: true },
-    ],
-    throwOnError: false,
-  });
+  for (const element of body.querySelectorAll(".arithmatex")) {
+    renderMathInElement(element, {
+      delimiters: [
+        { left: "\\(", right: "\\)", display: false },
+        { left: "\\[", right: "\\]", display: true },
+      ],
+      throwOnError: false,
+    });
+  }
 });

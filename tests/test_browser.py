@@ -1,0 +1,387 @@
+"""The built site in a real browser: Debian's Chromium driven by Playwright.
+
+``site/`` is served on 127.0.0.1 and every request the pages make is checked:
+one to any other host fails the test (and is aborted), as does a console
+error, an uncaught page error, an HTTP error response or a JavaScript dialog.
+Covered: math typeset and figures loaded on every page, reading aids and
+previous/next links on lesson pages, skill checks (score, reload, keyboard),
+the practice queue, private notes (persistence, export/import, no HTML
+interpretation), the palette toggle with an axe-core accessibility check in
+both palettes, search, and the README screenshot.
+
+Without /usr/bin/chromium these tests skip locally and fail in CI (``CI`` set).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+LESSON = "embedding-space-math/similarity-geometry/"
+XSS = "<img src=x onerror=alert(1)>"
+
+_spec = importlib.util.spec_from_file_location("mfl_screenshot", ROOT / "bench" / "screenshot.py")
+shot = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(shot)
+
+pytestmark = pytest.mark.browser
+
+
+@pytest.fixture(scope="session")
+def base_url(site_dir):
+    with shot.serve(site_dir) as url:
+        yield url
+
+
+@pytest.fixture(scope="session")
+def browser():
+    if not shot.CHROMIUM.exists():
+        message = f"{shot.CHROMIUM} not found (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = shot.launch(p)
+        yield browser
+        browser.close()
+
+
+class Watch:
+    """Everything a page did that a test must not allow."""
+
+    def __init__(self, base: str) -> None:
+        self.base = base
+        self.offsite: list[str] = []
+        self.errors: list[str] = []
+
+    def route(self, route) -> None:
+        url = route.request.url
+        parsed = urlparse(url)
+        if parsed.scheme in ("data", "blob", "about") or parsed.hostname == "127.0.0.1":
+            route.continue_()
+        else:
+            self.offsite.append(url)
+            route.abort()
+
+    def attach(self, page) -> None:
+        page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text} @ {page.url}"))
+        page.on("pageerror", lambda e: self.errors.append(f"page error: {e} @ {page.url}"))
+        page.on("response", lambda r: r.status >= 400 and self.errors.append(f"HTTP {r.status}: {r.url}"))
+        page.on("dialog", lambda d: (self.errors.append(f"dialog opened: {d.message!r}"), d.dismiss()))
+
+    def check(self) -> None:
+        assert not self.offsite, f"requests left 127.0.0.1: {self.offsite}"
+        assert not self.errors, "\n".join(self.errors)
+
+
+@pytest.fixture
+def tab(browser, base_url):
+    """A fresh browser context (empty localStorage) and page, with a Watch."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900}, color_scheme="light",
+                                  accept_downloads=True)
+    watch = Watch(base_url)
+    context.route("**/*", watch.route)
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    watch.attach(page)
+    page.watch = watch
+    yield page
+    context.close()
+
+
+TYPESET = "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('.katex'))"
+RAW_TEX = """() => {
+  const root = document.querySelector('article') || document.body;
+  const skip = el => el.closest('pre, code, .katex, script, style, textarea, .arithmatex:not(:has(.katex))') !== null;
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const bad = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
+    if (skip(n.parentElement)) continue;
+    for (const mark of ['$$', '\\\\(', '\\\\[']) if (n.data.includes(mark)) bad.push(mark + ' in: ' + n.data.trim().slice(0, 80));
+  }
+  return bad;
+}"""
+UNTYPESET = """() => [...document.querySelectorAll('.arithmatex')]
+  .filter(e => !e.querySelector('.katex')).map(e => e.textContent.slice(0, 80))"""
+BROKEN_IMAGES = """() => [...document.querySelectorAll('article img')]
+  .filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src'))"""
+
+
+def site_pages(site: Path) -> list[str]:
+    return sorted(
+        p.parent.relative_to(site).as_posix() + "/" if p.parent != site else ""
+        for p in site.rglob("index.html")
+        if "assets" not in p.parts
+    )
+
+
+def open_page(page, path: str) -> None:
+    page.goto(path)
+    try:
+        page.wait_for_function(TYPESET, timeout=5_000)
+    except Exception:  # report which formulas stayed raw
+        pass
+
+
+def local_storage(page, key: str):
+    return json.loads(page.evaluate("k => localStorage.getItem(k) || 'null'", key))
+
+
+# ---------------------------------------------------------------------------
+
+
+def test_every_page_typesets_math_loads_figures_and_has_its_reading_aids(tab, site_dir):
+    pages = site_pages(site_dir)
+    assert len(pages) >= 10
+    # Three tabs load pages side by side: the pages are heavy and the wait is mostly CPU.
+    tabs = [tab] + [tab.context.new_page() for _ in range(2)]
+    for extra in tabs[1:]:
+        tab.watch.attach(extra)
+    math_pages = lessons = 0
+    for i in range(0, len(pages), len(tabs)):
+        batch = list(zip(tabs, pages[i : i + len(tabs)]))
+        for page, path in batch:
+            page.goto(path, wait_until="commit")
+        for page, path in batch:
+            page.wait_for_load_state("load")
+            try:
+                page.wait_for_function(TYPESET, timeout=5_000)
+            except Exception:
+                pass  # reported just below, with the formulas
+            assert page.evaluate(UNTYPESET) == [], f"{path}: formulas left untypeset"
+            assert page.evaluate(RAW_TEX) == [], f"{path}: raw TeX delimiters visible"
+            assert page.evaluate(BROKEN_IMAGES) == [], f"{path}: images failed to load"
+            math_pages += page.locator(".katex").count() > 0
+            if is_lesson(path):
+                lessons += 1
+                check_reading_aids(page, path)
+            else:
+                assert page.locator(".mfl-reader").count() == 0, f"{path} is not a lesson page"
+    assert math_pages >= 5 and lessons >= 8
+    tab.watch.check()
+
+
+def is_lesson(path: str) -> bool:
+    """Mirror of hooks/reader.py's rule: a page in a docs/ folder other than reference/."""
+    stem = path.rstrip("/")
+    for source in (f"{stem}.md", f"{stem}/index.md", f"{stem}.ipynb"):
+        if stem and (DOCS / source).exists():
+            parts = source.split("/")
+            return len(parts) > 1 and parts[0] != "reference"
+    return False
+
+
+def check_reading_aids(page, path: str) -> None:
+    meta = page.locator(".mfl-meta").inner_text()
+    assert re.search(r"≈ \d+ min read · \d+ headings?", meta), f"{path}: {meta!r}"
+    headings = page.locator("article :is(h1, h2, h3, h4, h5, h6)").count()
+    assert f"{headings} heading" in meta, f"{path}: {meta!r} but the page has {headings} headings"
+    assert page.locator(".mfl-notes").is_visible(), f"{path}: no notes panel"
+    footer = page.locator("a.md-footer__link--prev, a.md-footer__link--next")
+    assert footer.count() >= 1, f"{path}: no previous/next links"
+
+
+def first_question(page, kind: str):
+    form = page.locator(f'form.mfl-quiz-q[data-type="{kind}"]').first
+    assert form.count(), f"no {kind} question on the page"
+    return form
+
+
+def answer(form, right: bool) -> str:
+    kind, correct = form.get_attribute("data-type"), form.get_attribute("data-answer")
+    if kind == "choice":
+        value = correct if right else ("1" if correct == "0" else "0")
+        form.locator(f'input[value="{value}"]').check()
+    else:
+        tol = float(form.get_attribute("data-tolerance"))
+        value = correct if right else repr(float(correct) + 10 * tol + 1)
+        form.locator('input[type="number"]').fill(value)
+    form.locator('button[type="submit"]').click()
+    return value
+
+
+def test_answering_updates_the_score_and_it_survives_a_reload(tab):
+    open_page(tab, LESSON)
+    total = int(tab.locator(".mfl-quiz").get_attribute("data-total"))
+    assert total >= 4
+    form = first_question(tab, "choice")
+    answer(form, right=True)
+    assert form.locator(".mfl-quiz-feedback").inner_text().startswith("✓ Correct")
+    assert form.locator(".mfl-quiz-explain").is_visible()
+    assert form.locator(".mfl-quiz-review a").get_attribute("href").startswith("#")
+    score = tab.locator(".mfl-quiz-score")
+    assert f"1 of {total} correct" in score.inner_text()
+    tab.reload()
+    open_page(tab, LESSON)
+    assert f"1 of {total} correct" in score.inner_text()
+    assert form.locator("input:checked").count() == 1
+    assert form.locator(".mfl-quiz-explain").is_visible()
+    record = local_storage(tab, f"mfl:quiz:{LESSON}")
+    assert record["answered"] == 1 and record["correct"] == 1 and record["total"] == total
+    # the lesson overview shows the visit and the score
+    open_page(tab, "embedding-space-math/")
+    row = tab.locator(f'.mfl-progress tr[data-page="{LESSON}"]')
+    assert "visited" in row.locator(".mfl-visited").inner_text()
+    assert f"1 / {total} correct" in row.locator(".mfl-score").inner_text()
+    assert "Visited 1 of" in tab.locator(".mfl-progress-summary").inner_text()
+    tab.watch.check()
+
+
+def test_wrong_answer_is_queued_and_a_correct_retry_removes_it(tab):
+    open_page(tab, "practice/")
+    assert "queue is empty" in tab.locator(".mfl-practice").inner_text()
+    open_page(tab, LESSON)
+    form = first_question(tab, "numeric")
+    qid = form.get_attribute("data-qid")
+    answer(form, right=False)
+    assert form.locator(".mfl-quiz-feedback").inner_text().startswith("✗ Not quite")
+    assert "practice queue" in form.locator(".mfl-quiz-feedback").inner_text()
+    assert {"page": LESSON, "qid": qid} in [
+        {k: item[k] for k in ("page", "qid")} for item in local_storage(tab, "mfl:practice")
+    ]
+    open_page(tab, "practice/")
+    card = tab.locator(f'.mfl-practice-item[data-qid="{qid}"]')
+    retry = card.locator("form.mfl-quiz-q")
+    retry.wait_for()
+    assert "1 question to practise" in tab.locator(".mfl-practice-status").inner_text()
+    tab.wait_for_function(TYPESET)
+    assert retry.locator(".mfl-quiz-explain").is_hidden()
+    answer(retry, right=True)
+    assert "Removed from your practice queue" in retry.locator(".mfl-quiz-feedback").inner_text()
+    assert local_storage(tab, "mfl:practice") == []
+    assert tab.locator(".mfl-practice-status").inner_text() == "Your practice queue is empty."
+    # links inside the moved question point back at the lesson page
+    review = retry.locator(".mfl-quiz-review a").get_attribute("href")
+    assert LESSON + "#" in review
+    tab.reload()
+    assert "queue is empty" in tab.locator(".mfl-practice").inner_text()
+    tab.watch.check()
+
+
+def test_quiz_and_notes_work_by_keyboard_alone(tab):
+    open_page(tab, LESSON)
+    form = first_question(tab, "choice")
+    right = int(form.get_attribute("data-answer"))
+    form.locator("legend").click()  # a non-focusable start point for sequential navigation
+    tab.keyboard.press("Tab")
+    assert tab.evaluate("document.activeElement.type") == "radio"
+    for _ in range(right):
+        tab.keyboard.press("ArrowDown")
+    tab.keyboard.press("Space")
+    tab.keyboard.press("Tab")
+    assert tab.evaluate("document.activeElement.type") == "submit"
+    outline = tab.evaluate("getComputedStyle(document.activeElement).outlineStyle")
+    assert outline != "none", "the focused button has no visible focus outline"
+    tab.keyboard.press("Enter")
+    assert form.locator(".mfl-quiz-feedback").inner_text().startswith("✓ Correct")
+    # notes: open the panel and type, without the mouse
+    tab.locator(".mfl-meta").click()
+    tab.keyboard.press("Tab")
+    summary_focused = tab.evaluate("document.activeElement.matches('.mfl-notes > summary')")
+    if not summary_focused:  # the meta line may hold a link first
+        tab.keyboard.press("Tab")
+    assert tab.evaluate("document.activeElement.matches('.mfl-notes > summary')")
+    assert tab.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
+    tab.keyboard.press("Enter")
+    tab.keyboard.press("Tab")
+    assert tab.evaluate("document.activeElement.id") == "mfl-note-text"
+    tab.keyboard.type("typed by keyboard")
+    assert tab.locator(".mfl-notes-count").inner_text() == "17 / 8,000 characters"
+    tab.watch.check()
+
+
+def test_notes_persist_are_never_html_and_round_trip(tab, tmp_path):
+    open_page(tab, LESSON)
+    panel = tab.locator(".mfl-notes")
+    panel.locator("summary").click()
+    area = tab.locator("#mfl-note-text")
+    text = f"My note {XSS}\nsecond line"
+    area.fill(text)
+    assert tab.locator(".mfl-notes-count").inner_text() == f"{len(text)} / 8,000 characters"
+    tab.wait_for_function("() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')")
+    tab.reload()
+    open_page(tab, LESSON)
+    assert panel.get_attribute("open") is not None, "the open panel should stay open"
+    assert area.input_value() == text
+    assert tab.evaluate("document.querySelectorAll('img[src=\"x\"]').length") == 0
+    # the 8,000-character limit
+    area.fill("a" * 8100)
+    assert len(area.input_value()) == 8000
+    assert tab.locator(".mfl-notes-count").inner_text() == "8,000 / 8,000 characters"
+    area.fill(text)
+    tab.wait_for_function("() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')")
+    # export all notes: one Markdown file, page titles as headings
+    with tab.expect_download() as info:
+        tab.locator(".mfl-notes-export").click()
+    exported = tmp_path / "notes.md"
+    info.value.save_as(exported)
+    content = exported.read_text(encoding="utf-8")
+    assert "# 3. Similarity Geometry\n" in content and text in content
+    # import into an empty browser profile, then merge with an existing note
+    tab.evaluate("localStorage.clear()")
+    open_page(tab, "embedding-space-math/intuition/")
+    tab.locator(".mfl-notes > summary").click()
+    tab.locator("#mfl-note-text").fill("intuition note")
+    tab.wait_for_function("() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')")
+    tab.locator(".mfl-notes-file").set_input_files(str(exported))
+    assert "Imported notes for 1 page" in tab.locator(".mfl-notes-status").inner_text()
+    open_page(tab, LESSON)
+    assert tab.locator("#mfl-note-text").input_value() == text
+    tab.watch.check()
+
+
+def axe_violations(page) -> list[str]:
+    page.add_script_tag(path=str(AXE))
+    result = page.evaluate(
+        """async () => {
+          const r = await axe.run({include: [['.mfl-reader'], ['.mfl-quiz']]},
+                                  {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']}});
+          return r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '));
+        }"""
+    )
+    return result
+
+
+def test_palette_toggle_and_accessibility_in_both_palettes(tab):
+    open_page(tab, LESSON)
+    tab.locator(".mfl-notes > summary").click()
+    answer(first_question(tab, "choice"), right=False)
+    answer(first_question(tab, "numeric"), right=True)
+    scheme = "document.body.getAttribute('data-md-color-scheme')"
+    assert tab.evaluate(scheme) == "default"
+    assert axe_violations(tab) == [], "light palette"
+    tab.locator("label.md-header__button[for='__palette_1']").click()
+    tab.wait_for_function(f"() => {scheme} === 'slate'")
+    tab.reload()
+    open_page(tab, LESSON)
+    assert tab.evaluate(scheme) == "slate", "the chosen palette should survive a reload"
+    assert axe_violations(tab) == [], "dark palette"
+    tab.locator("label.md-header__button[for='__palette_0']").click()
+    tab.wait_for_function(f"() => {scheme} === 'default'")
+    tab.watch.check()
+
+
+def test_search_finds_the_cosine_similarity_page(tab):
+    open_page(tab, "")
+    tab.locator("label.md-header__button[for='__search']").click()
+    tab.locator("input.md-search__input").fill("cosine similarity")
+    hit = tab.locator(f'.md-search-result__item a[href*="similarity-geometry"]').first
+    hit.wait_for(timeout=15_000)
+    tab.watch.check()
+
+
+def test_readme_screenshot_is_written(browser, base_url, site_dir):
+    out = shot.take(site_dir / "assets" / "screenshot.png", browser=browser, base=base_url)
+    assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert out.stat().st_size > 20_000

@@ -1,0 +1,66 @@
+"""references.bib is complete, pages cite only what it holds, and every URL is well-formed.
+
+No network is used: well-formed means parseable, http(s), with a dotted host and
+no stray characters, which is what can be checked offline.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from pybtex.database import parse_file
+
+ROOT = Path(__file__).resolve().parent.parent
+BIB = parse_file(str(ROOT / "references.bib"))
+PAGES = sorted((ROOT / "docs").rglob("*.md"))
+CITE = re.compile(r"\[@([\w:-]+)|;\s*@([\w:-]+)")
+URL = re.compile(r"https?://[^\s<>\"'`\])}]+")
+VENUE_FIELDS = ("journal", "booktitle", "institution", "howpublished", "publisher", "eprint")
+
+
+@pytest.mark.parametrize("key", sorted(BIB.entries))
+def test_entry_is_complete(key):
+    entry = BIB.entries[key]
+    assert entry.persons.get("author"), f"{key}: no authors"
+    for field in ("title", "year", "url"):
+        assert entry.fields.get(field), f"{key}: no {field}"
+    assert any(entry.fields.get(f) for f in VENUE_FIELDS), f"{key}: no venue or arXiv id"
+    if "eprint" in entry.fields:
+        assert re.fullmatch(r"\d{4}\.\d{4,5}", entry.fields["eprint"]), f"{key}: eprint is not an arXiv id"
+
+
+def test_pages_cite_only_known_keys():
+    cited = {
+        (page.name, key)
+        for page in PAGES
+        for m in CITE.finditer(page.read_text(encoding="utf-8"))
+        for key in m.groups()
+        if key
+    }
+    unknown = sorted((page, key) for page, key in cited if key not in BIB.entries)
+    assert not unknown, unknown
+
+
+def _urls():
+    for page in PAGES:
+        for url in URL.findall(page.read_text(encoding="utf-8")):
+            yield page.name, url
+    for key, entry in BIB.entries.items():
+        if "url" in entry.fields:
+            yield key, entry.fields["url"]
+
+
+def test_every_url_is_well_formed():
+    bad = []
+    for where, raw in _urls():
+        url = raw.rstrip(".,;:")
+        parsed = urlparse(url)
+        host = parsed.hostname or ""
+        if parsed.scheme not in ("http", "https") or "." not in host or " " in url:
+            bad.append((where, raw))
+        elif not re.fullmatch(r"[A-Za-z0-9.-]+", host):
+            bad.append((where, raw))
+    assert not bad, bad
