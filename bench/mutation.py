@@ -48,6 +48,7 @@ import sys
 import tempfile
 import time
 import tomllib
+import warnings
 from collections import defaultdict
 from dataclasses import dataclass
 from pathlib import Path
@@ -64,6 +65,7 @@ SKIP_NAMES = {
     ".hypothesis", ".mypy_cache", ".ruff_cache",
 }  # fmt: skip
 SKIP_PATHS = {ROOT / "bench" / "out"}
+INVALID = "not valid Python"
 
 
 # --------------------------------------------------------------------------- set-up
@@ -158,6 +160,53 @@ def init_session(config: Path, session: Path) -> None:
     subprocess.run(
         [str(BIN / "cosmic-ray"), "init", str(config), str(session)], cwd=ROOT, check=True
     )
+
+
+def skip_invalid(session: Path) -> int:
+    """Mark mutants whose mutated module is not valid Python as skipped; returns how many.
+
+    cosmic-ray's operators also rewrite the bare ``*`` that starts keyword-only
+    parameters (``def f(a, *, b)`` becomes ``def f(a, <<, b)``): such a file
+    does not even compile, so it is not a mutant of the kernel and is never run.
+    """
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
+    from cosmic_ray.work_db import use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    sources: dict[str, list[str]] = {}
+    skipped = 0
+    with use_db(str(session)) as db:
+        for item in db.work_items:
+            (spec,) = item.mutations
+            path = str(spec.module_path)
+            if path not in sources:
+                sources[path] = (ROOT / path).read_text().splitlines(keepends=True)
+            lines = sources[path]
+            row, col = spec.start_pos
+            # Only an operator token standing alone (``*,``) can turn into bad syntax;
+            # checking just those keeps this fast (parsing every mutant takes minutes).
+            after = lines[row - 1][spec.end_pos[1] :].lstrip()
+            if not after.startswith((",", ")")):
+                continue
+            operator = get_operator(spec.operator_name)(**(spec.operator_args or {}))
+            mutated = mutate_code("".join(lines), operator, spec.occurrence)
+            if mutated is None:
+                continue
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", SyntaxWarning)
+                    compile(mutated, path, "exec")
+            except SyntaxError as err:
+                result = WorkResult(
+                    worker_outcome=WorkerOutcome.SKIPPED,
+                    output=f"{INVALID}: {err.msg} (line {err.lineno})",
+                    test_outcome=None,
+                    diff=None,
+                )
+                db.set_result(item.job_id, result)
+                skipped += 1
+    return skipped
 
 
 def _connect(path: Path) -> sqlite3.Connection:
@@ -256,7 +305,7 @@ class Mutant:
     line: int
     col: int
     operator: str
-    status: str  # killed, timeout, survived, equivalent, incompetent, pending
+    status: str  # killed, timeout, survived, equivalent, invalid, incompetent, pending
     diff: list[str]
 
 
@@ -281,6 +330,8 @@ def read_mutants(session: Path, module: Path) -> list[Mutant]:
             seen[(op, row, col)] += 1
         if worker is None:
             status = "pending"
+        elif worker == "SKIPPED" and (output or "").startswith(INVALID):
+            status = "invalid"
         elif worker != "NORMAL" or test == "INCOMPETENT":
             status = "incompetent"
         elif test == "KILLED":
@@ -316,7 +367,7 @@ def report(modules: list[Path], equivalent: dict[str, str]) -> tuple[str, float 
     survivors: dict[str, list[Mutant]] = defaultdict(list)
     totals: dict[str, int] = defaultdict(int)
     found_keys: dict[str, str] = {}
-    header = f"{'module':<16}{'mutants':>8}{'killed':>8}{'timeout':>8}{'survived':>9}{'equiv':>7}{'other':>7}{'pending':>8}{'kill ratio':>12}"
+    header = f"{'module':<16}{'mutants':>8}{'killed':>8}{'timeout':>8}{'survived':>9}{'equiv':>7}{'invalid':>8}{'other':>7}{'pending':>8}{'kill ratio':>12}"
     lines += ["Mutation testing: the kernel against `pytest docs` alone", "", header]
     for module in modules:
         session, _ = session_paths(module)
@@ -341,7 +392,8 @@ def report(modules: list[Path], equivalent: dict[str, str]) -> tuple[str, float 
     lines += [
         "",
         "kill ratio = (killed + timeout) / (killed + timeout + survived); equivalent mutants",
-        "(reviewed, listed with a reason) are left out; other = cosmic-ray could not run it.",
+        "(reviewed, listed with a reason) are left out, and so are invalid ones (the mutated",
+        "file does not compile) and other (cosmic-ray could not run it).",
     ]
     stale = [k for k in equivalent if found_keys.get(k) not in (None, "survived")]
     missing = [k for k in equivalent if k not in found_keys]
@@ -369,7 +421,7 @@ def _row(name: str, n: int, c: dict[str, int]) -> str:
     shown = "-" if ratio is None else f"{100 * ratio:.1f}%"
     return (
         f"{name:<16}{n:>8}{c['killed']:>8}{c['timeout']:>8}{c['survived']:>9}"
-        f"{c['equivalent']:>7}{c['incompetent']:>7}{c['pending']:>8}{shown:>12}"
+        f"{c['equivalent']:>7}{c['invalid']:>8}{c['incompetent']:>7}{c['pending']:>8}{shown:>12}"
     )
 
 
@@ -417,6 +469,8 @@ def main() -> int:
                     for old in OUT.glob(f"{module.stem}.shard*.sqlite"):
                         old.unlink()
                     init_session(config, session)
+                n = skip_invalid(session)
+                print(f"{module.stem}: {n} mutants are not valid Python; skipped", flush=True)
                 run_module(module, config, session, workers)
 
     text, ratio, pending = report(modules, equivalent)

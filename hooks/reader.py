@@ -18,7 +18,7 @@ Reading time is estimated from the rendered HTML, so Markdown pages and
 notebooks are measured alike:
 
 * prose at 200 words per minute (an inline formula counts as 2 words);
-* code at 10 lines per minute (every non-blank line of a ``<pre>``, output
+* code at 15 lines per minute (every non-blank line of a ``<pre>``, output
   included);
 * a display formula at 15 seconds, a figure at 10 seconds;
 * text inside a collapsed ``<details>`` (figure source, optional asides) is
@@ -44,7 +44,7 @@ from html.parser import HTMLParser
 from mkdocs.exceptions import PluginError
 
 WORDS_PER_MINUTE = 200
-CODE_LINES_PER_MINUTE = 10
+CODE_LINES_PER_MINUTE = 15
 SECONDS_PER_DISPLAY_FORMULA = 15
 SECONDS_PER_FIGURE = 10
 INLINE_FORMULA_WORDS = 2

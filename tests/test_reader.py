@@ -21,11 +21,11 @@ def page(src_uri: str, title: str = "T", url: str = "x/"):
 
 def test_prose_code_formulas_and_figures_are_timed_at_the_documented_rates():
     prose = "<p>" + "word " * 400 + "</p>"  # 2 min
-    code = "<pre><code>" + "x = 1\n" * 10 + "\n\n</code></pre>"  # 1 min (blank lines free)
+    code = "<pre><code>" + "x = 1\n" * 15 + "\n\n</code></pre>"  # 1 min (blank lines free)
     math = '<div class="arithmatex">\\[x\\]</div>' * 4  # 4 x 15 s = 1 min
     figs = '<p><img src="a.svg" alt="a"></p>' * 6  # 6 x 10 s = 1 min
     stats = reader.measure("<h1>T</h1>" + prose + code + math + figs)
-    assert stats["words"] == 401 and stats["code_lines"] == 10
+    assert stats["words"] == 401 and stats["code_lines"] == 15
     assert stats["display_formulas"] == 4 and stats["figures"] == 6
     assert stats["minutes"] == 6  # 5 min plus one heading word, rounded up
     assert stats["headings"] == 1
@@ -67,3 +67,12 @@ def test_the_block_goes_under_the_title_and_escapes_the_title():
     assert 'data-title="A &quot;quoted&quot; &lt;title&gt;"' in out
     assert 'maxlength="8000"' in out and "0 / 8,000 characters" in out
     assert reader.on_page_content(html, page("index.md"), None, None) == html
+
+
+def test_reading_time_markers_are_filled_from_the_measured_pages():
+    reader.on_pre_build(None)
+    reader.on_page_content("<h1>A</h1><p>" + "w " * 1000 + "</p>", page("les/a.md"), None, None)
+    out = reader.on_post_page("<td><!-- reading-time: a.md --></td>", page("les/index.md"), None)
+    assert out == '<td><span class="mfl-reading-time">≈ 6 min</span></td>'
+    with pytest.raises(reader.PluginError, match="names no page"):
+        reader.on_post_page("<!-- reading-time: missing.md -->", page("les/index.md"), None)
