@@ -58,6 +58,19 @@ install-latest:
 	$(BIN)/python -m pip install --quiet --upgrade -e ".[test,docs,dev]"
 	$(NPM) install --no-save --no-audit --no-fund katex@latest axe-core@latest
 
+# Mutation testing: do the page examples bite? cosmic-ray mutates the kernel
+# (mutation.toml) and runs `pytest docs` alone per mutant, then prints the kill
+# ratio and the survivors. Hours for the whole kernel (the weekly workflow runs
+# it); `make mutation MODULE=similarity` mutates one module.
+MODULE ?=
+mutation: install
+	$(BIN)/python bench/mutation.py --prescreen docs/kernel-checks.md \
+		--equivalent bench/mutation-equivalent.txt $(if $(MODULE),--module $(MODULE))
+
+# The README's screenshot (site/assets/screenshot.png) of the built site, via Debian's chromium.
+screenshot: build
+	$(BIN)/python bench/screenshot.py
+
 # Re-pin every dependency (run after editing pyproject.toml or package.json).
 lock:
 	$(BIN)/uv pip compile pyproject.toml --all-extras --python-version 3.11 --generate-hashes -o requirements.lock

@@ -17,7 +17,9 @@ def locked() -> dict[str, str]:
 def main() -> None:
     pins = locked()
     installed = {d.metadata["Name"].lower().replace("_", "-"): d.version for d in distributions()}
-    moved = sorted((n, pins[n], installed[n]) for n in pins if n in installed and installed[n] != pins[n])
+    moved = sorted(
+        (n, pins[n], installed[n]) for n in pins if n in installed and installed[n] != pins[n]
+    )
     print(f"{len(moved)} of {len(pins)} locked packages have newer installed releases")
     for name, old, new in moved:
         print(f"  {name:32} {old:>14} -> {new}")

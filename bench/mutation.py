@@ -29,6 +29,14 @@ file holds one reviewed mutant per line, ``<id> <reason>``, with the id as
 the report prints it; a mutant goes there only when no input at all can tell
 it from the kernel, never to hide a missing example.
 
+``--prescreen docs/PAGE.md`` (what ``make mutation`` uses) saves time without
+changing any verdict: each mutant first runs against that one page, and only
+the mutants it does not kill run the whole of ``pytest docs``. A mutant that
+makes an example on the page fail makes ``pytest docs`` fail as well (the
+same example runs there, with the same conftest and the same page
+namespace), so the prescreen can only find kills that the full command would
+also find; survivors are always confirmed by the full command.
+
 Other options: ``--resume`` keeps the existing sessions and runs only what is
 pending (e.g. after an interrupted run); ``--retest-survivors`` re-runs the
 survivors of the existing sessions (after adding examples); ``--report-only``
@@ -39,6 +47,7 @@ the overall kill ratio of a complete run is below PCT.
 from __future__ import annotations
 
 import argparse
+import ast
 import os
 import shlex
 import shutil
@@ -83,7 +92,9 @@ def kernel_modules(cfg: dict) -> list[Path]:
     try:
         paths = cfg["module-path"]
         paths = [paths] if isinstance(paths, str) else paths
-        found = filter_paths(find_modules([Path(p) for p in paths]), cfg.get("excluded-modules", ()))
+        found = filter_paths(
+            find_modules([Path(p) for p in paths]), cfg.get("excluded-modules", ())
+        )
     finally:
         os.chdir(cwd)
     return sorted(Path(p) for p in found)
@@ -147,9 +158,13 @@ def session_paths(module: Path) -> tuple[Path, Path]:
     return OUT / f"{module.stem}.sqlite", OUT / f"{module.stem}.toml"
 
 
-def write_module_config(cfg: dict, module: Path, timeout: float, path: Path) -> None:
+def write_module_config(
+    cfg: dict, module: Path, timeout: float, path: Path, command: str | None = None
+) -> None:
     one = dict(cfg)
     one["module-path"] = str(module)
+    if command:
+        one["test-command"] = command
     one.pop("excluded-modules", None)
     one["timeout"] = float(timeout)
     path.write_text(toml.dumps({"cosmic-ray": one}))
@@ -254,6 +269,24 @@ def retest_survivors(session: Path) -> int:
     return n
 
 
+def keep_prescreen_kills(session: Path, jobs: list[str], page: str) -> int:
+    """After the prescreen: label its kills, and make its survivors pending again."""
+    with _connect(session) as con:
+        con.execute("create temp table stage (job_id text primary key)")
+        con.executemany("insert into stage values (?)", [(j,) for j in jobs])
+        con.execute(
+            "update work_results set output = ? || output "
+            "where test_outcome = 'KILLED' and job_id in (select job_id from stage)",
+            (f"[prescreen: failed `pytest {page}`] ",),
+        )
+        n = con.execute(
+            "delete from work_results where test_outcome = 'SURVIVED' "
+            "and job_id in (select job_id from stage)"
+        ).rowcount
+        con.commit()
+    return n
+
+
 def make_shard(session: Path, shard: Path, jobs: list[str]) -> None:
     shutil.copyfile(session, shard)
     with _connect(shard) as con:
@@ -265,11 +298,14 @@ def make_shard(session: Path, shard: Path, jobs: list[str]) -> None:
         con.commit()
 
 
-def run_module(module: Path, config: Path, session: Path, workers: list[tuple[Path, dict]]) -> None:
+def run_module(
+    module: Path, config: Path, session: Path, workers: list[tuple[Path, dict]], stage: str
+) -> list[str]:
+    """Run the pending mutants of one module's session on all workers; returns their ids."""
     jobs = pending_jobs(session)
     if not jobs:
-        print(f"{module.stem}: nothing pending", flush=True)
-        return
+        print(f"{module.stem} [{stage}]: nothing pending", flush=True)
+        return jobs
     start = time.perf_counter()
     procs = []
     for i, (tree, env) in enumerate(workers):
@@ -281,18 +317,19 @@ def run_module(module: Path, config: Path, session: Path, workers: list[tuple[Pa
         log = (OUT / f"{session.stem}.shard{i}.log").open("w")
         cmd = [str(BIN / "cosmic-ray"), "exec", str(config), str(shard)]
         procs.append((subprocess.Popen(cmd, cwd=tree, env=env, stdout=log, stderr=log), shard))
-    print(f"{module.stem}: {len(jobs)} mutants on {len(procs)} worker(s)", flush=True)
+    print(f"{module.stem} [{stage}]: {len(jobs)} mutants on {len(procs)} worker(s)", flush=True)
     while any(p.poll() is None for p, _ in procs):
         time.sleep(30)
         done = sum(count_results(s) for _, s in procs)
         minutes = (time.perf_counter() - start) / 60
-        print(f"{module.stem}: {done}/{len(jobs)} done, {minutes:.1f} min", flush=True)
+        print(f"{module.stem} [{stage}]: {done}/{len(jobs)} done, {minutes:.1f} min", flush=True)
     failed = [p.returncode for p, _ in procs if p.returncode]
     merge_shards(session)
     minutes = (time.perf_counter() - start) / 60
-    print(f"{module.stem}: finished in {minutes:.1f} min", flush=True)
+    print(f"{module.stem} [{stage}]: finished in {minutes:.1f} min", flush=True)
     if failed:
         sys.exit(f"mutation: cosmic-ray exec failed for {module.stem} (see {OUT}/*.log)")
+    return jobs
 
 
 # --------------------------------------------------------------------------- report
@@ -307,6 +344,7 @@ class Mutant:
     operator: str
     status: str  # killed, timeout, survived, equivalent, invalid, incompetent, pending
     diff: list[str]
+    prescreen: bool = False  # killed by the prescreen page
 
 
 def read_mutants(session: Path, module: Path) -> list[Mutant]:
@@ -343,8 +381,27 @@ def read_mutants(session: Path, module: Path) -> list[Mutant]:
             for line in (diff or "").splitlines()
             if line[:1] in "+-" and not line.startswith(("---", "+++"))
         ]
-        mutants.append(Mutant(key, module.name, row, col, name, status, changed))
+        early = (output or "").startswith("[prescreen")
+        mutants.append(Mutant(key, module.name, row, col, name, status, changed, early))
     return mutants
+
+
+def annotation_spans(module: Path) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """(start, end) positions of every annotation in ``module`` (line 1-based, col 0-based)."""
+    spans = []
+    for node in ast.walk(ast.parse((ROOT / module).read_text())):
+        found = []
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            a = node.args
+            for arg in [*a.posonlyargs, *a.args, *a.kwonlyargs, a.vararg, a.kwarg]:
+                if arg is not None and arg.annotation is not None:
+                    found.append(arg.annotation)
+            if node.returns is not None:
+                found.append(node.returns)
+        elif isinstance(node, ast.AnnAssign):
+            found.append(node.annotation)
+        spans += [((n.lineno, n.col_offset), (n.end_lineno, n.end_col_offset)) for n in found]
+    return spans
 
 
 def read_equivalent(path: Path | None) -> dict[str, str]:
@@ -355,9 +412,11 @@ def read_equivalent(path: Path | None) -> dict[str, str]:
         line = raw.strip()
         if not line or line.startswith("#"):
             continue
-        key, _, reason = line.partition(" ")
+        key, _, reason = line.partition(" ")  # "@annotations <reason>" covers a whole class
         if not reason.strip():
-            sys.exit(f"mutation: {path}:{n}: {key} has no reason; every equivalent mutant needs one")
+            sys.exit(
+                f"mutation: {path}:{n}: {key} has no reason; every equivalent mutant needs one"
+            )
         listed[key] = reason.strip()
     return listed
 
@@ -375,11 +434,14 @@ def report(modules: list[Path], equivalent: dict[str, str]) -> tuple[str, float 
             lines.append(f"{module.stem:<16}{'(no session: not run yet)':>40}")
             continue
         counts: dict[str, int] = defaultdict(int)
+        spans = annotation_spans(module) if "@annotations" in equivalent else []
         for m in read_mutants(session, module):
             found_keys[m.key] = m.status
-            if m.status == "survived" and m.key in equivalent:
+            in_annotation = any(a <= (m.line, m.col) < b for a, b in spans)
+            if m.status == "survived" and (m.key in equivalent or in_annotation):
                 m.status = "equivalent"
             counts[m.status] += 1
+            totals["prescreen"] += m.prescreen
             if m.status == "survived":
                 survivors[module.name].append(m)
         n = sum(counts.values())
@@ -395,8 +457,13 @@ def report(modules: list[Path], equivalent: dict[str, str]) -> tuple[str, float 
         "(reviewed, listed with a reason) are left out, and so are invalid ones (the mutated",
         "file does not compile) and other (cosmic-ray could not run it).",
     ]
+    if totals["prescreen"]:
+        lines.append(
+            f"{totals['prescreen']} of the kills came from the prescreen page alone "
+            "(a failing page is a failing `pytest docs`)."
+        )
     stale = [k for k in equivalent if found_keys.get(k) not in (None, "survived")]
-    missing = [k for k in equivalent if k not in found_keys]
+    missing = [k for k in equivalent if k not in found_keys and not k.startswith("@")]
     if stale:
         lines.append(f"listed as equivalent but not surviving (drop them): {', '.join(stale)}")
     if missing and len(modules) > 1:
@@ -438,6 +505,11 @@ def main() -> int:
     parser.add_argument("--resume", action="store_true", help="keep sessions, run what is pending")
     parser.add_argument("--retest-survivors", action="store_true", help="re-run the survivors")
     parser.add_argument("--report-only", action="store_true", help="only print the report")
+    parser.add_argument(
+        "--prescreen",
+        metavar="PAGE",
+        help="first run each mutant against this one page (a kill there is a kill by pytest docs)",
+    )
     parser.add_argument("--fail-under", type=float, default=0.0, help="minimum kill ratio, in %%")
     args = parser.parse_args()
 
@@ -457,6 +529,17 @@ def main() -> int:
                 f"timeout per mutant {timeout:.0f} s; {len(workers)} worker(s)",
                 flush=True,
             )
+            if args.prescreen:
+                docs = cfg["test-command"].split()
+                if "docs" not in docs or not args.prescreen.startswith("docs/"):
+                    sys.exit(
+                        "mutation: --prescreen needs a page under docs/ and a `pytest docs` command"
+                    )
+                docs[docs.index("docs")] = args.prescreen
+                pre_command = " ".join(docs)
+                pre_base = baseline(pre_command, workers[0])
+                pre_timeout = args.timeout or max(30.0, 4 * pre_base)
+                print(f"prescreen `{pre_command}`: passes in {pre_base:.1f} s", flush=True)
             for module in modules:
                 session, config = session_paths(module)
                 write_module_config(cfg, module, timeout, config)
@@ -469,9 +552,15 @@ def main() -> int:
                     for old in OUT.glob(f"{module.stem}.shard*.sqlite"):
                         old.unlink()
                     init_session(config, session)
-                n = skip_invalid(session)
+                n = skip_invalid(session)  # cheap: only operators standing alone are checked
                 print(f"{module.stem}: {n} mutants are not valid Python; skipped", flush=True)
-                run_module(module, config, session, workers)
+                if args.prescreen:
+                    pre_config = OUT / f"{module.stem}.prescreen.toml"
+                    write_module_config(cfg, module, pre_timeout, pre_config, pre_command)
+                    staged = run_module(module, pre_config, session, workers, "prescreen")
+                    n = keep_prescreen_kills(session, staged, args.prescreen)
+                    print(f"{module.stem}: {n} prescreen survivors go on to `pytest docs`")
+                run_module(module, config, session, workers, "pytest docs")
 
     text, ratio, pending = report(modules, equivalent)
     if not args.report_only:

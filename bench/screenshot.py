@@ -19,6 +19,7 @@ import argparse
 import contextlib
 import functools
 import http.server
+import re
 import sys
 import threading
 from collections.abc import Iterator
@@ -50,8 +51,32 @@ DEFAULT_PAGE = "embedding-space-math/similarity-geometry/"
 
 
 class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves the site quietly; rewrites sitemap.xml to the address it is served from.
+
+    Material's instant navigation only intercepts links to pages listed in
+    sitemap.xml, which names the production ``site_url``; pointing it at this
+    server makes the local site navigate as the published one does.
+    """
+
     def log_message(self, format, *args):  # noqa: A002 - signature fixed by the base class
         pass
+
+    def do_GET(self):
+        if self.path.split("?")[0].endswith("/sitemap.xml"):
+            path = Path(self.translate_path(self.path))
+            if path.is_file():
+                text = path.read_text(encoding="utf-8")
+                locs = re.findall(r"<loc>(.*?)</loc>", text)
+                if locs:
+                    text = text.replace(min(locs, key=len), f"http://{self.headers['Host']}/")
+                body = text.encode("utf-8")
+                self.send_response(200)
+                self.send_header("Content-Type", "application/xml")
+                self.send_header("Content-Length", str(len(body)))
+                self.end_headers()
+                self.wfile.write(body)
+                return
+        super().do_GET()
 
 
 @contextlib.contextmanager
@@ -116,7 +141,9 @@ def shoot(
     try:
         context.route(
             "**/*",
-            lambda route: route.continue_() if route.request.url.startswith(base) else route.abort(),
+            lambda route: (
+                route.continue_() if route.request.url.startswith(base) else route.abort()
+            ),
         )
         page = context.new_page()
         page.goto(base + page_path)
@@ -157,10 +184,14 @@ def shoot(
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("-o", "--out", type=Path, default=SITE / "assets" / "screenshot.png")
-    parser.add_argument("--site", type=Path, default=SITE, help="built site to serve (default: site/)")
+    parser.add_argument(
+        "--site", type=Path, default=SITE, help="built site to serve (default: site/)"
+    )
     parser.add_argument("--page", default=DEFAULT_PAGE, help="site-relative path, e.g. %(default)s")
     parser.add_argument("--scheme", choices=["light", "dark"], default="light")
-    parser.add_argument("--answer", action="store_true", help="answer the first two skill-check questions")
+    parser.add_argument(
+        "--answer", action="store_true", help="answer the first two skill-check questions"
+    )
     parser.add_argument("--notes", action="store_true", help="open the notes panel and type a note")
     parser.add_argument("--scroll-to", help="CSS selector to scroll to before the shot")
     parser.add_argument("--full-page", action="store_true")

@@ -79,7 +79,9 @@ def render(script: Path) -> bytes:
 
 
 def cached_render(script: Path) -> bytes:
-    if os.environ.get("MFL_FIGURE_CACHE") == "off":  # a clean build, as the reproducibility test wants
+    if (
+        os.environ.get("MFL_FIGURE_CACHE") == "off"
+    ):  # a clean build, as the reproducibility test wants
         return render(script)
     target = CACHE / f"{script.stem}-{_cache_key(script)}.svg"
     if target.exists():

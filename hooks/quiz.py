@@ -9,9 +9,9 @@ machine-readable answer record the tests could recompute with the kernel
 (answers are ``- [x]`` checkboxes in HTML-ish Markdown), (3) no cross-lesson
 practice queue, and its per-page localStorage record has its own shape that
 our lesson overview would have to reverse-engineer, (4) it inlines its CSS/JS
-into every page and writes user answers back with ``innerHTML``, and (5) it
+into each quiz page and writes typed answers back with ``innerHTML``, and (5) it
 pulls ``requests``, ``rich``, ``questionary`` and a CLI into the docs
-dependencies. This hook is ~300 lines with a format the tests can check.
+dependencies. This hook is about 400 lines, with a format the tests can check.
 
 Format (documented for authors in CONTRIBUTING)
 -----------------------------------------------
@@ -43,7 +43,11 @@ string is exactly ``quiz`` holds a YAML list of questions::
 * ``check`` is a Python expression that ``tests/test_quiz.py`` evaluates with
   ``np`` (numpy) and ``lm`` (``import llmmath as lm``) in scope. A numeric
   question's ``check`` must land within ``tolerance`` of ``answer``; a choice
-  question's must equal ``answer``. Here it is only compiled.
+  question's must equal ``answer``, so write it as
+  ``'<index> if <the fact holds> else -1'``. Here it is only compiled. A check
+  that needs intermediate values goes in a folded block (``>-``) as a tuple
+  of assignment expressions whose last item is the result, e.g.
+  ``(E := ..., W := ..., 1 if ... else -1)[-1]``.
 * Invalid YAML, an unknown or missing field, a duplicate id or a ``teaches``
   anchor that is not a heading on the page fails the build.
 
@@ -77,10 +81,12 @@ ALLOWED = {
     "choice": REQUIRED | {"options", "answer", "check"},
     "numeric": REQUIRED | {"answer", "tolerance", "check"},
 }
-HEADING = re.compile(r'<h(?P<level>[1-6])(?P<attrs>[^>]*)>(?P<body>.*?)</h(?P=level)>', re.S)
+HEADING = re.compile(r"<h(?P<level>[1-6])(?P<attrs>[^>]*)>(?P<body>.*?)</h(?P=level)>", re.S)
 HEADING_ID = re.compile(r'\bid="(?P<id>[^"]+)"')
 HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
-TEACHES = re.compile(r'<a href="#(?P<anchor>[^"]*)" data-mfl-teaches(?:="")?>(?P<text>.*?)</a>', re.S)
+TEACHES = re.compile(
+    r'<a href="#(?P<anchor>[^"]*)" data-mfl-teaches(?:="")?>(?P<text>.*?)</a>', re.S
+)
 PROGRESS = re.compile(r'<div class="mfl-progress" data-lesson="(?P<lesson>[^"]+)"></div>')
 PRACTICE = re.compile(r'<div class="mfl-practice"></div>')
 
@@ -140,7 +146,9 @@ def _question(raw: Any, where: str) -> Question:
         raise PluginError(f"{where}: missing field(s) {sorted(missing)}")
     teaches = raw["teaches"]
     if not isinstance(teaches, str) or not re.fullmatch(r"#[^\s#\"<>]+", teaches):
-        raise PluginError(f"{where}: `teaches` must be an anchor on this page such as '#32-cosine-similarity'")
+        raise PluginError(
+            f"{where}: `teaches` must be an anchor on this page such as '#32-cosine-similarity'"
+        )
     q = Question(
         id=qid,
         type=kind,
@@ -164,8 +172,14 @@ def _question(raw: Any, where: str) -> Question:
             raise PluginError(f"{where}: a choice question needs `options`, a list of at least two")
         q.options = [_text(o, "options", where, multiline=False) for o in options]
         answer = raw.get("answer")
-        if isinstance(answer, bool) or not isinstance(answer, int) or not 0 <= answer < len(options):
-            raise PluginError(f"{where}: `answer` must be the 0-based index of the right option (0..{len(options) - 1})")
+        if (
+            isinstance(answer, bool)
+            or not isinstance(answer, int)
+            or not 0 <= answer < len(options)
+        ):
+            raise PluginError(
+                f"{where}: `answer` must be the 0-based index of the right option (0..{len(options) - 1})"
+            )
         q.answer = answer
     else:
         if "answer" not in raw or "tolerance" not in raw:
@@ -175,7 +189,9 @@ def _question(raw: Any, where: str) -> Question:
         if q.tolerance < 0:
             raise PluginError(f"{where}: `tolerance` must be >= 0")
         if q.check is None:
-            raise PluginError(f"{where}: a numeric question needs a `check` expression that recomputes the answer")
+            raise PluginError(
+                f"{where}: a numeric question needs a `check` expression that recomputes the answer"
+            )
     return q
 
 
@@ -196,7 +212,9 @@ def parse_quizzes(markdown: str, where: str = "<page>") -> list[QuizBlock]:
         if open_fence is None:
             is_quiz = match["info"].strip() == "quiz"
             if is_quiz and match["indent"]:
-                raise PluginError(f"{where}:{number + 1}: a quiz fence must start at the beginning of the line")
+                raise PluginError(
+                    f"{where}:{number + 1}: a quiz fence must start at the beginning of the line"
+                )
             open_fence = (match["fence"], number, is_quiz)
         elif (
             match["fence"][0] == open_fence[0][0]
@@ -214,10 +232,14 @@ def parse_quizzes(markdown: str, where: str = "<page>") -> list[QuizBlock]:
             except yaml.YAMLError as exc:
                 hint = ""
                 if "escape" in str(exc):
-                    hint = " (text with backslashes belongs in single quotes or a | / > block scalar)"
+                    hint = (
+                        " (text with backslashes belongs in single quotes or a | / > block scalar)"
+                    )
                 raise PluginError(f"{here}: invalid quiz YAML{hint}: {exc}") from exc
             if not isinstance(data, list) or not data:
-                raise PluginError(f"{here}: a quiz block must be a non-empty YAML list of questions")
+                raise PluginError(
+                    f"{here}: a quiz block must be a non-empty YAML list of questions"
+                )
             questions = [_question(raw, here) for raw in data]
             seen: set[str] = set()
             for q in questions:
@@ -328,7 +350,9 @@ def on_files(files, config):
         questions = questions_of(file.content_string, file.src_uri)
         for q in questions:
             if q.id in owner:
-                raise PluginError(f"{file.src_uri}: question id `{q.id}` is also used in {owner[q.id]}")
+                raise PluginError(
+                    f"{file.src_uri}: question id `{q.id}` is also used in {owner[q.id]}"
+                )
             owner[q.id] = file.src_uri
         if questions:
             _TOTALS[file.url] = len(questions)
@@ -365,7 +389,11 @@ def _heading_texts(html_text: str) -> dict[str, str]:
 
 def _lesson_pages(lesson: str) -> list:
     pages = _NAV.pages if _NAV is not None else []
-    return [p for p in pages if p.url.startswith(lesson.rstrip("/") + "/") and p.url != lesson.rstrip("/") + "/"]
+    return [
+        p
+        for p in pages
+        if p.url.startswith(lesson.rstrip("/") + "/") and p.url != lesson.rstrip("/") + "/"
+    ]
 
 
 def _progress_table(lesson: str, page) -> str:

@@ -50,7 +50,21 @@ SECONDS_PER_FIGURE = 10
 INLINE_FORMULA_WORDS = 2
 NOT_LESSONS = {"reference"}
 NOTE_LIMIT = 8000
-VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+VOID = {
+    "area",
+    "base",
+    "br",
+    "col",
+    "embed",
+    "hr",
+    "img",
+    "input",
+    "link",
+    "meta",
+    "source",
+    "track",
+    "wbr",
+}
 H1_END = re.compile(r"</h1>")
 MARKER = re.compile(r"<!--\s*reading-time:\s*(?P<path>[^\s>]+)\s*-->")
 WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")
@@ -66,7 +80,9 @@ class _Measure(HTMLParser):
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)
-        self.stack: list[tuple[str, str]] = []  # (tag, role): role in {"", pre, imath, dmath, skip, closed}
+        self.stack: list[
+            tuple[str, str]
+        ] = []  # (tag, role): role in {"", pre, imath, dmath, skip, closed}
         self.words = self.code_lines = self.display = self.figures = self.headings = 0
         self.inline = 0
         self._code: list[str] = []
@@ -108,7 +124,9 @@ class _Measure(HTMLParser):
             outer = self._role()
             if outer not in ("closed", "skip", "pre"):
                 if role == "pre":
-                    self.code_lines += sum(1 for line in "".join(self._code).splitlines() if line.strip())
+                    self.code_lines += sum(
+                        1 for line in "".join(self._code).splitlines() if line.strip()
+                    )
                 elif role == "dmath":
                     self.display += 1
                 elif role == "imath":
@@ -162,14 +180,14 @@ def reader_block(page, stats: dict[str, int], questions: int) -> str:
             f'<span class="mfl-meta-quiz"><a href="#skill-check">{_plural(questions, "skill-check question")}</a></span>'
         )
     detail = (
-        f'{stats["words"]} words of prose, {stats["code_lines"]} lines of code, '
-        f'{stats["display_formulas"]} display formulas, {stats["figures"]} figures'
+        f"{stats['words']} words of prose, {stats['code_lines']} lines of code, "
+        f"{stats['display_formulas']} display formulas, {stats['figures']} figures"
     )
     return (
         f'<div class="mfl-reader" data-page="{url}" data-title="{title}">'
         f'<p class="mfl-meta" title="{detail}">{" · ".join(items)}</p>'
         '<details class="mfl-notes note" hidden>'
-        '<summary>Your notes on this page</summary>'
+        "<summary>Your notes on this page</summary>"
         '<div class="mfl-notes-body">'
         '<label class="mfl-notes-label" for="mfl-note-text">Private notes, saved as you type and kept only in '
         "this browser (plain text; Markdown is fine)</label>"

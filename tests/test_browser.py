@@ -76,10 +76,18 @@ class Watch:
             route.abort()
 
     def attach(self, page) -> None:
-        page.on("console", lambda m: m.type == "error" and self.errors.append(f"console: {m.text} @ {page.url}"))
+        page.on(
+            "console",
+            lambda m: m.type == "error" and self.errors.append(f"console: {m.text} @ {page.url}"),
+        )
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e} @ {page.url}"))
-        page.on("response", lambda r: r.status >= 400 and self.errors.append(f"HTTP {r.status}: {r.url}"))
-        page.on("dialog", lambda d: (self.errors.append(f"dialog opened: {d.message!r}"), d.dismiss()))
+        page.on(
+            "response",
+            lambda r: r.status >= 400 and self.errors.append(f"HTTP {r.status}: {r.url}"),
+        )
+        page.on(
+            "dialog", lambda d: (self.errors.append(f"dialog opened: {d.message!r}"), d.dismiss())
+        )
 
     def check(self) -> None:
         assert not self.offsite, f"requests left 127.0.0.1: {self.offsite}"
@@ -89,8 +97,12 @@ class Watch:
 @pytest.fixture
 def tab(browser, base_url):
     """A fresh browser context (empty localStorage) and page, with a Watch."""
-    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900}, color_scheme="light",
-                                  accept_downloads=True)
+    context = browser.new_context(
+        base_url=base_url,
+        viewport={"width": 1280, "height": 900},
+        color_scheme="light",
+        accept_downloads=True,
+    )
     watch = Watch(base_url)
     context.route("**/*", watch.route)
     page = context.new_page()
@@ -101,18 +113,23 @@ def tab(browser, base_url):
     context.close()
 
 
-TYPESET = "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('.katex'))"
+TYPESET = (
+    "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('.katex'))"
+)
 RAW_TEX = """() => {
   const root = document.querySelector('article') || document.body;
-  const skip = el => el.closest('pre, code, .katex, script, style, textarea, .arithmatex:not(:has(.katex))') !== null;
-  const walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
+  const SKIP = 'pre, code, .katex, .arithmatex, script, style, textarea';  // untypeset .arithmatex: UNTYPESET
+  const walker = document.createTreeWalker(root, NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {
+    acceptNode: n => n.nodeType === 1 ? (n.matches(SKIP) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP)
+                                      : NodeFilter.FILTER_ACCEPT});
   const bad = [];
-  for (let n = walker.nextNode(); n; n = walker.nextNode()) {
-    if (skip(n.parentElement)) continue;
+  for (let n = walker.nextNode(); n; n = walker.nextNode())
     for (const mark of ['$$', '\\\\(', '\\\\[']) if (n.data.includes(mark)) bad.push(mark + ' in: ' + n.data.trim().slice(0, 80));
-  }
   return bad;
 }"""
+SITEMAP_LOADED = (
+    "() => performance.getEntriesByType('resource').some(r => r.name.endsWith('/sitemap.xml'))"
+)
 UNTYPESET = """() => [...document.querySelectorAll('.arithmatex')]
   .filter(e => !e.querySelector('.katex')).map(e => e.textContent.slice(0, 80))"""
 BROKEN_IMAGES = """() => [...document.querySelectorAll('article img')]
@@ -238,6 +255,16 @@ def test_answering_updates_the_score_and_it_survives_a_reload(tab):
     assert "visited" in row.locator(".mfl-visited").inner_text()
     assert f"1 / {total} correct" in row.locator(".mfl-score").inner_text()
     assert "Visited 1 of" in tab.locator(".mfl-progress-summary").inner_text()
+    # Material's instant navigation swaps the page without a reload: the features follow
+    tab.evaluate("window.mflSameDocument = true")
+    tab.wait_for_function(SITEMAP_LOADED)  # Material intercepts links once it has the sitemap
+    row.locator("a").click()
+    tab.wait_for_url(f"**/{LESSON}")
+    expect(score).to_contain_text(f"1 of {total} correct")
+    expect(tab.locator(".mfl-notes")).to_be_visible()
+    assert tab.evaluate("window.mflSameDocument === true"), (
+        "expected an instant (same-document) navigation"
+    )
     tab.watch.check()
 
 
@@ -289,12 +316,16 @@ def test_quiz_and_notes_work_by_keyboard_alone(tab):
     tab.keyboard.press("Enter")
     assert form.locator(".mfl-quiz-feedback").inner_text().startswith("✓ Correct")
     # notes: open the panel and type, without the mouse
-    tab.locator("article h1").click(position={"x": 5, "y": 5})  # start sequential navigation at the title
+    tab.locator("article h1").click(
+        position={"x": 5, "y": 5}
+    )  # start sequential navigation at the title
     for _ in range(6):
         tab.keyboard.press("Tab")
         if tab.evaluate("document.activeElement.matches('.mfl-notes > summary')"):
             break
-    assert tab.evaluate("document.activeElement.matches('.mfl-notes > summary')"), "Tab never reached the notes"
+    assert tab.evaluate("document.activeElement.matches('.mfl-notes > summary')"), (
+        "Tab never reached the notes"
+    )
     assert tab.evaluate("getComputedStyle(document.activeElement).outlineStyle") != "none"
     tab.keyboard.press("Enter")
     tab.keyboard.press("Tab")
@@ -312,7 +343,9 @@ def test_notes_persist_are_never_html_and_round_trip(tab, tmp_path):
     text = f"My note {XSS}\nsecond line"
     area.fill(text)
     assert tab.locator(".mfl-notes-count").inner_text() == f"{len(text)} / 8,000 characters"
-    tab.wait_for_function("() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')")
+    tab.wait_for_function(
+        "() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')"
+    )
     tab.reload()
     open_page(tab, LESSON)
     assert panel.get_attribute("open") is not None, "the open panel should stay open"
@@ -323,7 +356,9 @@ def test_notes_persist_are_never_html_and_round_trip(tab, tmp_path):
     assert len(area.input_value()) == 8000
     assert tab.locator(".mfl-notes-count").inner_text() == "8,000 / 8,000 characters"
     area.fill(text)
-    tab.wait_for_function("() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')")
+    tab.wait_for_function(
+        "() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')"
+    )
     # export all notes: one Markdown file, page titles as headings
     with tab.expect_download() as info:
         tab.locator(".mfl-notes-export").click()
@@ -340,7 +375,9 @@ def test_notes_persist_are_never_html_and_round_trip(tab, tmp_path):
     open_page(tab, "embedding-space-math/intuition/")
     tab.locator(".mfl-notes > summary").click()
     tab.locator("#mfl-note-text").fill("intuition note")
-    tab.wait_for_function("() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')")
+    tab.wait_for_function(
+        "() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')"
+    )
     tab.locator(".mfl-notes-file").set_input_files(str(exported))
     expect(tab.locator(".mfl-notes-status")).to_contain_text("Imported notes for 1 page (1 merged")
     assert tab.locator("#mfl-note-text").input_value() == "intuition note"
@@ -365,8 +402,16 @@ def axe_violations(page) -> list[str]:
           return r.violations.map(v => v.id + ': ' + v.nodes.map(n => n.target.join(' ')).slice(0, 3).join(', '));
         }"""
     )
-    tree = page.locator(".mfl-quiz").aria_snapshot() + "\n" + page.locator(".mfl-notes").aria_snapshot()
-    unnamed = [line for line in tree.splitlines() if re.match(r"\s*- (radio|spinbutton|textbox|button)\s*(\"\")?:?$", line)]
+    tree = (
+        page.locator(".mfl-quiz").aria_snapshot()
+        + "\n"
+        + page.locator(".mfl-notes").aria_snapshot()
+    )
+    unnamed = [
+        line
+        for line in tree.splitlines()
+        if re.match(r"\s*- (radio|spinbutton|textbox|button)\s*(\"\")?:?$", line)
+    ]
     return found + [f"unnamed control: {line.strip()}" for line in unnamed]
 
 
@@ -395,7 +440,9 @@ def test_search_finds_the_cosine_similarity_page(tab):
     box = tab.locator("input.md-search__input")
     expect(box).to_be_focused()
     box.fill("cosine similarity")
-    hits = tab.locator('a.md-search-result__link[href*="/similarity-geometry/"]').filter(visible=True)
+    hits = tab.locator('a.md-search-result__link[href*="/similarity-geometry/"]').filter(
+        visible=True
+    )
     expect(hits.first).to_be_visible(timeout=15_000)
     tab.watch.check()
 

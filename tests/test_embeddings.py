@@ -160,3 +160,29 @@ def test_against_torch_embedding_and_one_hot():
 def test_ragged_ids_name_the_argument():
     with pytest.raises(ValueError, match="lookup: ids must be a rectangular array"):
         lookup(np.zeros((5, 3)), [[1, 2], [3]])
+
+
+def test_pad_ids_pads_right_and_masks_real_tokens():
+    from llmmath.embeddings import pad_ids
+
+    ids, mask = pad_ids([[5, 2, 7], [4], []], pad_id=9, length=4)
+    np.testing.assert_array_equal(ids, [[5, 2, 7, 9], [4, 9, 9, 9], [9, 9, 9, 9]])
+    np.testing.assert_array_equal(mask.sum(axis=1), [3, 1, 0])
+    assert ids.dtype == np.int64 and mask.dtype == np.bool_
+
+
+@pytest.mark.parametrize(
+    "args, kwargs, error, match",
+    [
+        ([[]], {}, ValueError, "sequences is empty"),
+        ([[[1.5]]], {}, TypeError, "sequences must hold integer ids"),
+        ([[[1, 2, 3]]], {"length": 2}, ValueError, "length must be at least"),
+        ([[[1]]], {"pad_id": 0.5}, TypeError, "pad_id must be an integer"),
+    ],
+    ids=["empty", "float-ids", "too-short-length", "float-pad"],
+)
+def test_pad_ids_bad_input(args, kwargs, error, match):
+    from llmmath.embeddings import pad_ids
+
+    with pytest.raises(error, match=match):
+        pad_ids(*args, **kwargs)

@@ -13,9 +13,9 @@ id on the built page.
 from __future__ import annotations
 
 import importlib.util
-import sys
 import math
 import re
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -45,7 +45,9 @@ def questions(path: Path):
 
 
 ALL = [(page, q) for page in PAGES for q in questions(page)]
-SECTIONS = [p for p in PAGES if SECTION.match(p.read_text(encoding="utf-8").lstrip().split("\n", 1)[0])]
+SECTIONS = [
+    p for p in PAGES if SECTION.match(p.read_text(encoding="utf-8").lstrip().split("\n", 1)[0])
+]
 
 
 def test_there_are_section_pages_and_questions():
@@ -86,15 +88,21 @@ def test_every_section_page_ends_with_a_skill_check(page):
     if not blocks and STUB.search(text):
         pytest.skip(f"{rel(page)} is still a stub")
     total = sum(len(b.questions) for b in blocks)
-    assert total >= MIN_QUESTIONS, f"{rel(page)}: {total} skill-check questions, need at least {MIN_QUESTIONS}"
+    assert total >= MIN_QUESTIONS, (
+        f"{rel(page)}: {total} skill-check questions, need at least {MIN_QUESTIONS}"
+    )
     kinds = {q.type for b in blocks for q in b.questions}
-    assert kinds == {"choice", "numeric"}, f"{rel(page)}: mix choice and numeric questions (has {kinds})"
+    assert kinds == {"choice", "numeric"}, (
+        f"{rel(page)}: mix choice and numeric questions (has {kinds})"
+    )
     lines = text.split("\n")
     headings = [i for i, line in enumerate(lines) if line.startswith("## ")]
     assert headings and lines[headings[-1]].strip() == "## Skill check", (
         f"{rel(page)}: the last `##` heading must be `## Skill check`"
     )
-    assert all(b.start > headings[-1] for b in blocks), f"{rel(page)}: quiz blocks belong under `## Skill check`"
+    assert all(b.start > headings[-1] for b in blocks), (
+        f"{rel(page)}: quiz blocks belong under `## Skill check`"
+    )
     tail = "\n".join(lines[blocks[-1].end + 1 :]).strip()
     assert not tail, f"{rel(page)}: nothing may follow the skill check, found {tail[:60]!r}"
 
@@ -107,10 +115,14 @@ def test_teaches_anchors_exist_in_the_built_page(page, site_dir):
     ids = set(re.findall(r'\bid="([^"]+)"', built))
     qs = questions(page)
     for q in qs:
-        assert q.teaches in ids, f"{src} `{q.id}`: teaches '#{q.teaches}' is not an id on the built page"
+        assert q.teaches in ids, (
+            f"{src} `{q.id}`: teaches '#{q.teaches}' is not an id on the built page"
+        )
         assert f'data-qid="{q.id}"' in built
     assert built.count('class="mfl-quiz-q"') == len(qs)
-    assert "data-mfl-teaches" not in built, "every Review link gets its heading's title at build time"
+    assert "data-mfl-teaches" not in built, (
+        "every Review link gets its heading's title at build time"
+    )
     assert "```quiz" not in built
 
 
@@ -158,7 +170,10 @@ def test_parser_reads_a_good_block():
         (("id: t-numeric", "id: T_numeric"), "`id` must match"),
         (("teaches: '#a'\n  check", "teaches: 'a'\n  check"), "`teaches` must be an anchor"),
         (("check: '1 + 1'", "check: '1 +'"), "not a valid Python expression"),
-        (("question: 'Which is $\\mathbf u$?'", 'question: "Which is $\\mathbf u$?"'), "single quotes"),
+        (
+            ("question: 'Which is $\\mathbf u$?'", 'question: "Which is $\\mathbf u$?"'),
+            "single quotes",
+        ),
         (("  options: ['a', 'b']\n", "  options: ['a']\n"), "at least two"),
         (("tolerance: 0.5", "tolerance: -1"), "tolerance"),
         (("question: 'How much?'", "question: |\n    How\n\n    much?"), "one paragraph"),
@@ -194,3 +209,17 @@ def test_rendered_question_is_accessible_and_hides_the_answer():
     assert out.count('role="status" aria-live="polite"') == 2
     assert out.count('class="mfl-quiz-explain" hidden') == 2
     assert 'data-answer="1"' in out and 'data-answer="2"' in out and 'data-tolerance="0.5"' in out
+
+
+def test_review_links_get_the_heading_title_and_unknown_anchors_fail():
+    from types import SimpleNamespace
+
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="les/a.md"), url="les/a/")
+    heading = '<h2 id="32-cosine">3.2 <em>Cosine</em><a class="headerlink" href="#32-cosine">&para;</a></h2>'
+    link = (
+        '<p class="mfl-quiz-review">Review: <a href="#{}" data-mfl-teaches="">this section</a></p>'
+    )
+    out = quiz.on_page_content(heading + link.format("32-cosine"), page, None, None)
+    assert 'Review: <a href="#32-cosine">3.2 <em>Cosine</em></a>' in out
+    with pytest.raises(PluginError, match="not a heading id on this page"):
+        quiz.on_page_content(heading + link.format("33-missing"), page, None, None)

@@ -35,7 +35,7 @@ def test_collapsed_details_headerlinks_and_inline_math_are_handled():
     html = (
         '<h2 id="a">Title<a class="headerlink" href="#a">¶</a></h2>'
         "<details><summary>Code</summary><pre><code>" + "y\n" * 500 + "</code></pre></details>"
-        '<details open><summary>Open</summary><p>one two</p></details>'
+        "<details open><summary>Open</summary><p>one two</p></details>"
         '<p>see <span class="arithmatex">\\(a+b+c+d\\)</span></p>'
     )
     stats = reader.measure(html)
@@ -62,7 +62,9 @@ def test_lesson_pages_are_the_folders_other_than_reference(src, lesson):
 
 def test_the_block_goes_under_the_title_and_escapes_the_title():
     html = '<h1 id="t">T</h1><p>text</p>'
-    out = reader.on_page_content(html, page("les/a.md", title='A "quoted" <title>', url="les/a/"), None, None)
+    out = reader.on_page_content(
+        html, page("les/a.md", title='A "quoted" <title>', url="les/a/"), None, None
+    )
     assert out.startswith('<h1 id="t">T</h1>\n<div class="mfl-reader"')
     assert 'data-title="A &quot;quoted&quot; &lt;title&gt;"' in out
     assert 'maxlength="8000"' in out and "0 / 8,000 characters" in out

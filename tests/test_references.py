@@ -29,7 +29,9 @@ def test_entry_is_complete(key):
         assert entry.fields.get(field), f"{key}: no {field}"
     assert any(entry.fields.get(f) for f in VENUE_FIELDS), f"{key}: no venue or arXiv id"
     if "eprint" in entry.fields:
-        assert re.fullmatch(r"\d{4}\.\d{4,5}", entry.fields["eprint"]), f"{key}: eprint is not an arXiv id"
+        assert re.fullmatch(r"\d{4}\.\d{4,5}", entry.fields["eprint"]), (
+            f"{key}: eprint is not an arXiv id"
+        )
 
 
 def test_pages_cite_only_known_keys():

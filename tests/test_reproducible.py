@@ -32,7 +32,10 @@ def test_a_second_clean_build_is_byte_identical(site_dir, tmp_path):
     mkdocs = Path(sys.executable).parent / "mkdocs"
     subprocess.run(
         [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],
-        cwd=ROOT, env=env, check=True, capture_output=True,
+        cwd=ROOT,
+        env=env,
+        check=True,
+        capture_output=True,
     )
     first, second = _files(site_dir), _files(tmp_path / "site")
     assert sorted(first) == sorted(second)

@@ -20,7 +20,7 @@ from .diagnostics import (
     remap_rows,
     row_drift,
 )
-from .embeddings import lookup, one_hot, param_count, resize, tied_logits
+from .embeddings import lookup, one_hot, pad_ids, param_count, resize, tied_logits
 from .geometry import (
     all_but_the_top,
     analogy,
@@ -114,6 +114,7 @@ __all__ = [
     "one_hot",
     "outlier_rows",
     "output_row_grad",
+    "pad_ids",
     "param_count",
     "pca",
     "probe_accuracy",

@@ -19,13 +19,14 @@ References:
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from llmmath import _validate
 
-__all__ = ["lookup", "one_hot", "tied_logits", "param_count", "resize"]
+__all__ = ["lookup", "one_hot", "pad_ids", "tied_logits", "param_count", "resize"]
 
 _INITS = ("mean", "normal", "zeros")
 
@@ -61,6 +62,44 @@ def one_hot(ids: Any, vocab_size: int) -> np.ndarray:
     V = _validate.positive_int(vocab_size, "vocab_size", "one_hot")
     ids = _validate.int_ids(ids, V, "one_hot")
     return (ids[..., None] == np.arange(V)).astype(np.float64)
+
+
+def pad_ids(
+    sequences: Sequence[Sequence[int]], pad_id: int = 0, length: int | None = None
+) -> tuple[np.ndarray, np.ndarray]:
+    """Pad token-id sequences of different lengths into one batch, right-aligned padding.
+
+    ``sequences``: ``B`` lists of integer ids; result ``(ids, mask)``, both
+    ``(B, T)``: ``ids`` int64 with ``pad_id`` after each sequence's end, and
+    ``mask`` bool, ``True`` on real tokens. ``T`` is ``length`` if given,
+    else the longest sequence.
+
+    >>> ids, mask = pad_ids([[5, 2, 7], [4]], pad_id=0)
+    >>> ids
+    array([[5, 2, 7],
+           [4, 0, 0]])
+    >>> mask.sum(axis=1)
+    array([3, 1])
+    """
+    func = "pad_ids"
+    if not len(sequences):
+        raise ValueError(f"{func}: sequences is empty; expected at least one sequence")
+    lengths = np.array([len(seq) for seq in sequences], dtype=np.int64)
+    T = int(lengths.max()) if length is None else _validate.positive_int(length, "length", func)
+    if lengths.max() > T:
+        raise ValueError(
+            f"{func}: length must be at least the longest sequence ({int(lengths.max())}); got {T}"
+        )
+    pieces = [np.asarray(seq) for seq in sequences if len(seq)]
+    flat = np.concatenate(pieces) if pieces else np.zeros(0, dtype=np.int64)
+    if flat.size and (flat.dtype == np.bool_ or not np.issubdtype(flat.dtype, np.integer)):
+        raise TypeError(f"{func}: sequences must hold integer ids; got dtype {flat.dtype}")
+    if isinstance(pad_id, bool) or not isinstance(pad_id, (int, np.integer)):
+        raise TypeError(f"{func}: pad_id must be an integer; got {pad_id!r}")
+    mask = np.arange(T) < lengths[:, None]
+    ids = np.full(mask.shape, pad_id, dtype=np.int64)
+    ids[mask] = flat
+    return ids, mask
 
 
 def tied_logits(h: Any, E: Any) -> np.ndarray:

@@ -1,7 +1,8 @@
 """Embedding parameters of three familiar models, with the output layer tied or untied."""
+
 import matplotlib.pyplot as plt
-from matplotlib.patches import Patch
 import numpy as np
+from matplotlib.patches import Patch
 
 import llmmath as lm
 

@@ -1,4 +1,5 @@
 """Dot product vs cosine: a long row beats the aligned row under the dot product."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -13,10 +14,18 @@ fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.2, 3.6), gridspec_kw={"width_rat
 ax1.annotate("", xy=h, xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "gray", "lw": 5})
 ax1.text(*h, "  h", va="center")
 for (x, y), name, color in zip(W, names, ["tab:blue", "tab:orange", "tab:green", "tab:purple"]):
-    ax1.annotate("", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": color, "lw": 2})
+    ax1.annotate(
+        "", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": color, "lw": 2}
+    )
     ax1.text(x, y + 0.15, name.split()[0], color=color, ha="center")
-ax1.set(xlim=(-2.5, 3.5), ylim=(-0.5, 3.5), aspect="equal", xlabel="coordinate 1",
-        ylabel="coordinate 2", title="Query h and four rows")
+ax1.set(
+    xlim=(-2.5, 3.5),
+    ylim=(-0.5, 3.5),
+    aspect="equal",
+    xlabel="coordinate 1",
+    ylabel="coordinate 2",
+    title="Query h and four rows",
+)
 
 x = np.arange(len(W))
 ax2.bar(x - 0.2, dots, 0.4, color="tab:orange", label="dot product $h^\\top w_j$")

@@ -1,4 +1,5 @@
 """On the unit sphere, Euclidean distance is a fixed function of cosine."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -20,6 +21,10 @@ fig, ax = plt.subplots(figsize=(6.4, 3.6))
 ax.scatter(c_raw, dist_raw, s=10, color="tab:orange", alpha=0.6, label="raw pairs (unequal norms)")
 ax.scatter(c_unit, dist_unit, s=10, color="tab:blue", zorder=2, label="same pairs, normalised")
 ax.plot(c, np.sqrt(2 - 2 * c), color="black", lw=1, zorder=1, label=r"$\sqrt{2 - 2\cos\theta}$")
-ax.set(xlabel=r"cosine similarity $\cos\theta$", ylabel=r"Euclidean distance $\Vert u - v \Vert$",
-       title="Normalised pairs fall on one curve; raw pairs scatter", xlim=(-1.05, 1.05))
+ax.set(
+    xlabel=r"cosine similarity $\cos\theta$",
+    ylabel=r"Euclidean distance $\Vert u - v \Vert$",
+    title="Normalised pairs fall on one curve; raw pairs scatter",
+    xlim=(-1.05, 1.05),
+)
 ax.legend(frameon=False, loc="upper right")

@@ -1,14 +1,27 @@
 """§4.1: cosine of every row to the 3CosAdd query king - man + woman."""
+
 import matplotlib.pyplot as plt
-from matplotlib.patches import Patch
 import numpy as np
+from matplotlib.patches import Patch
 
 import llmmath as lm
 
 rng = np.random.default_rng(6)  # the same planted table as on the page
 d = 32
-words = ["man", "woman", "boy", "girl", "king", "queen", "prince", "princess",
-         "father", "mother", "son", "daughter"]
+words = [
+    "man",
+    "woman",
+    "boy",
+    "girl",
+    "king",
+    "queen",
+    "prince",
+    "princess",
+    "father",
+    "mother",
+    "son",
+    "daughter",
+]
 concept = rng.normal(size=(3, d))
 gender_dir = lm.normalize(rng.normal(size=d))
 age_dir = lm.normalize(rng.normal(size=d))
@@ -28,6 +41,11 @@ ax.bar(range(8), scores[order], color=["tab:orange" if q else "tab:blue" for q i
 ax.set_xticks(range(8), labels, rotation=30)
 ax.set_ylabel("cosine to king − man + woman")
 ax.set_title("The query's nearest row is a query word (orange)")
-ax.legend(handles=[Patch(color="tab:orange", label="query word (a, b or c)"),
-                   Patch(color="tab:blue", label="other row")], loc="upper right")
+ax.legend(
+    handles=[
+        Patch(color="tab:orange", label="query word (a, b or c)"),
+        Patch(color="tab:blue", label="other row"),
+    ],
+    loc="upper right",
+)
 fig.tight_layout()

@@ -1,4 +1,5 @@
 """Negative-sampling noise: raising counts to the 3/4 power moves mass from frequent to rare words."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 

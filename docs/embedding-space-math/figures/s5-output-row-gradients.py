@@ -1,4 +1,5 @@
 """One softmax step in 2-D: the target row is pulled along h, the other rows pushed against it."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 

@@ -1,13 +1,14 @@
 """ALiBi biases of a steep and a shallow head (8 heads, 12 positions), one colour scale."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 
 import llmmath as lm
 
 n_heads, T = 8, 12
-bias = lm.alibi_bias(n_heads, T)          # (8, 12, 12)
-slopes = lm.alibi_slopes(n_heads)         # 1/2, 1/4, ..., 1/256
-allowed = lm.causal_mask(T)               # the causal mask hides j > i: drawn blank
+bias = lm.alibi_bias(n_heads, T)  # (8, 12, 12)
+slopes = lm.alibi_slopes(n_heads)  # 1/2, 1/4, ..., 1/256
+allowed = lm.causal_mask(T)  # the causal mask hides j > i: drawn blank
 
 fig, axes = plt.subplots(1, 2, figsize=(7.4, 3.5), constrained_layout=True)
 for ax, h in zip(axes, [0, n_heads - 1]):

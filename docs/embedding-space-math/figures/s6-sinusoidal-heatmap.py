@@ -1,4 +1,5 @@
 """Sinusoidal position table: positions down, dimensions across."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 

@@ -1,4 +1,5 @@
 """Cosine between one token's states in two contexts, layer by layer, in random residual stacks."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -13,8 +14,10 @@ def context_cosines(seed, sigma=0.5, n_layers=8, d=16):
     H_a, H_b = lm.lookup(E, [1, 2, 3, 0]), lm.lookup(E, [4, 5, 6, 0])
     cos = [float(lm.cosine(H_a[-1], H_b[-1]))]
     for W_Q, W_K, W_V, W_O in Ws:
-        f = [lm.scaled_dot_product_attention(H @ W_Q, H @ W_K, H @ W_V, causal=True)[0] @ W_O
-             for H in (H_a, H_b)]
+        f = [
+            lm.scaled_dot_product_attention(H @ W_Q, H @ W_K, H @ W_V, causal=True)[0] @ W_O
+            for H in (H_a, H_b)
+        ]
         H_a, H_b = H_a + f[0], H_b + f[1]
         cos.append(float(lm.cosine(H_a[-1], H_b[-1])))
     return np.array(cos)
@@ -26,7 +29,10 @@ for row in C[:20]:
     ax.plot(row, color="tab:blue", alpha=0.3, lw=1)
 ax.plot([], color="tab:blue", alpha=0.3, label="single random stacks (20 of 100)")
 ax.plot(C.mean(axis=0), color="tab:orange", lw=3, label="mean over 100 stacks")
-ax.set(xlabel="layer ℓ (0 = embedding row)", ylabel="cos(h_A, h_B) of the shared token",
-       title="Context pulls one token's two states apart with depth")
+ax.set(
+    xlabel="layer ℓ (0 = embedding row)",
+    ylabel="cos(h_A, h_B) of the shared token",
+    title="Context pulls one token's two states apart with depth",
+)
 ax.legend(frameon=False, loc="lower left")
 fig.tight_layout()

@@ -1,4 +1,5 @@
 """Norm and similarity dashboard of an input table learning a shared (unigram) direction."""
+
 import matplotlib.pyplot as plt
 import numpy as np
 
@@ -13,7 +14,7 @@ unigram /= unigram.sum()
 xs = np.repeat(np.arange(V), 50)
 ys = np.where(rng.random(xs.size) < 0.5, (xs + 1) % V, rng.choice(V, size=xs.size, p=unigram))
 log = []
-for step in range(201):
+for _step in range(201):
     log.append(lm.norm_report(E))
     g = np.zeros_like(E)
     np.add.at(g, xs, lm.hidden_grad(E[xs], W, ys))
@@ -23,8 +24,14 @@ steps = np.arange(len(log))
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(6.4, 3.6))
 ax1.plot(steps, curve["norm_mean"], color="tab:blue", label="mean row norm")
-ax1.fill_between(steps, curve["norm_mean"] - curve["norm_std"],
-                 curve["norm_mean"] + curve["norm_std"], color="tab:blue", alpha=0.2, label="± std")
+ax1.fill_between(
+    steps,
+    curve["norm_mean"] - curve["norm_std"],
+    curve["norm_mean"] + curve["norm_std"],
+    color="tab:blue",
+    alpha=0.2,
+    label="± std",
+)
 ax1.plot(steps, curve["mean_row_norm"], color="tab:orange", label="norm of the mean row")
 ax1.set_xlabel("training step")
 ax1.set_ylabel("length")
