@@ -451,3 +451,38 @@ def test_readme_screenshot_is_written(browser, base_url, site_dir):
     out = shot.take(site_dir / "assets" / "screenshot.png", browser=browser, base=base_url)
     assert out.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert out.stat().st_size > 20_000
+
+
+AXE_PAGE = """async () => {
+  const r = await axe.run(document, {runOnly: {type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21aa']},
+                                     rules: {label: {enabled: false}}});
+  return r.violations.filter(v => v.impact === 'serious' || v.impact === 'critical')
+          .map(v => v.impact + ' ' + v.id + ': ' + v.nodes.length + ' nodes, e.g. '
+                    + v.nodes.slice(0, 2).map(n => n.target.join(' ')).join(' | '));
+}"""
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_axe_finds_no_serious_violations_on_any_page(browser, base_url, site_dir, scheme):
+    """axe-core (WCAG 2.1 A/AA) on every built page, in the palette the reader's system asks for.
+
+    Radio labels made only of a formula are checked against Chromium's
+    accessibility tree in the palette test above (axe cannot read KaTeX's MathML).
+    """
+    context = browser.new_context(
+        base_url=base_url, viewport={"width": 1280, "height": 900}, color_scheme=scheme
+    )
+    watch = Watch(base_url)
+    context.route("**/*", watch.route)
+    page = context.new_page()
+    watch.attach(page)
+    expected = "slate" if scheme == "dark" else "default"
+    problems = []
+    for path in site_pages(site_dir):
+        open_page(page, path)
+        assert page.evaluate("document.body.getAttribute('data-md-color-scheme')") == expected
+        page.add_script_tag(path=str(AXE))
+        problems += [f"{path or '/'} {v}" for v in page.evaluate(AXE_PAGE)]
+    context.close()
+    watch.check()
+    assert not problems, "\n".join(problems)
