@@ -8,7 +8,8 @@ Practice sit at the top level and are not lessons.
 Right under a lesson page's title this hook inserts, at build time:
 
 * the estimated reading time and the number of headings, e.g.
-  ``≈ 14 min read · 23 headings · 5 skill-check questions``;
+  ``≈ 14 min read · 23 headings · 5 skill-check questions · theory notebook``
+  (the last a link to the lesson's ``theory.ipynb``, on every other page of the lesson);
 * a collapsed "Your notes" panel (``<details>``) whose textarea is wired up by
   ``docs/javascripts/reader.js`` (autosave to localStorage, counter, export,
   import). It carries ``hidden`` until the script runs, so a reader without
@@ -42,6 +43,7 @@ import re
 from html.parser import HTMLParser
 
 from mkdocs.exceptions import PluginError
+from mkdocs.utils import get_relative_url
 
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 15
@@ -168,7 +170,16 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def reader_block(page, stats: dict[str, int], questions: int) -> str:
+def notebook_link(page, files) -> str | None:
+    """Relative URL of the lesson's theory notebook, for every other page of the lesson."""
+    lesson = page.file.src_uri.split("/")[0]
+    notebook = files.get_file_from_path(f"{lesson}/theory.ipynb")
+    if notebook is None or notebook.src_uri == page.file.src_uri:
+        return None
+    return get_relative_url(notebook.url, page.url)
+
+
+def reader_block(page, stats: dict[str, int], questions: int, notebook: str | None = None) -> str:
     title = html.escape(page.title or "", quote=True)
     url = html.escape(page.url, quote=True)
     items = [
@@ -178,6 +189,11 @@ def reader_block(page, stats: dict[str, int], questions: int) -> str:
     if questions:
         items.append(
             f'<span class="mfl-meta-quiz"><a href="#skill-check">{_plural(questions, "skill-check question")}</a></span>'
+        )
+    if notebook:
+        items.append(
+            f'<span class="mfl-meta-notebook"><a href="{html.escape(notebook, quote=True)}">'
+            "theory notebook</a></span>"
         )
     detail = (
         f"{stats['words']} words of prose, {stats['code_lines']} lines of code, "
@@ -217,7 +233,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
     if not is_lesson(page):
         return html_text
     questions = html_text.count('class="mfl-quiz-q"')
-    block = reader_block(page, stats, questions)
+    block = reader_block(page, stats, questions, notebook_link(page, files))
     match = H1_END.search(html_text)
     if match:
         return html_text[: match.end()] + "\n" + block + html_text[match.end() :]

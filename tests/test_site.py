@@ -99,3 +99,12 @@ def test_figures_are_in_the_build(site_dir):
 def test_reference_pages_render_docstrings(site_dir):
     page = (site_dir / "reference/similarity/index.html").read_text(encoding="utf-8")
     assert "top_k" in page and "argpartition" in page or "partial sort" in page
+
+
+def test_every_lesson_page_links_to_its_theory_notebook(site_dir):
+    lesson = site_dir / "embedding-space-math"
+    pages = [p for p in lesson.glob("*/index.html") if p.parent.name != "theory"]
+    assert len(pages) >= 12
+    for page in pages + [lesson / "index.html"]:
+        text = page.read_text(encoding="utf-8")
+        assert re.search(r'href="(\.\./)?theory/"', text), f"{page}: no link to the theory notebook"
