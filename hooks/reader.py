@@ -172,6 +172,8 @@ def _plural(n: int, word: str) -> str:
 
 def notebook_link(page, files) -> str | None:
     """Relative URL of the lesson's theory notebook, for every other page of the lesson."""
+    if files is None:
+        return None
     lesson = page.file.src_uri.split("/")[0]
     notebook = files.get_file_from_path(f"{lesson}/theory.ipynb")
     if notebook is None or notebook.src_uri == page.file.src_uri:

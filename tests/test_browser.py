@@ -486,3 +486,39 @@ def test_axe_finds_no_serious_violations_on_any_page(browser, base_url, site_dir
     context.close()
     watch.check()
     assert not problems, "\n".join(problems)
+
+
+_bench_spec = importlib.util.spec_from_file_location("mfl_bench_site", ROOT / "bench" / "site.py")
+bench_site = importlib.util.module_from_spec(_bench_spec)
+_bench_spec.loader.exec_module(bench_site)
+
+
+@pytest.mark.parametrize("path", [LESSON, "embedding-space-math/theory/"])
+def test_first_visit_fetches_what_the_weight_budget_counts(browser, base_url, site_dir, path):
+    """bench/site.py's ``first_load`` lists every request a first visit makes (fonts aside),
+    and the search index waits until search is used (docs/javascripts/lazy-search.js)."""
+    context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
+    watch = Watch(base_url)
+    context.route("**/*", watch.route)
+    fetched: set[str] = set()
+    context.on(  # workers' requests too
+        "request", lambda r: r.url.startswith(base_url) and fetched.add(urlparse(r.url).path)
+    )
+    page = context.new_page()
+    watch.attach(page)
+    open_page(page, path)
+    page.wait_for_load_state("networkidle")
+    page.wait_for_timeout(500)
+    counted = {
+        "/" + f.relative_to(site_dir).as_posix()
+        for f in bench_site.first_load(site_dir / path / "index.html", site_dir)
+    }
+    counted |= {c[: -len("index.html")] for c in counted if c.endswith("/index.html")}
+    uncounted = {p for p in fetched if p not in counted and not p.endswith(bench_site.FONTS)}
+    assert not uncounted, f"fetched but not counted by bench/site.py: {sorted(uncounted)}"
+    index = "/" + bench_site.SEARCH_INDEX
+    assert index not in fetched, "the search index should wait until search is used"
+    with page.expect_request(f"**{index}"):
+        page.keyboard.press("/")  # Material's shortcut focuses the search box
+    context.close()
+    watch.check()

@@ -1,8 +1,10 @@
-"""Checks on the built site that need no browser: assets are local, math is valid KaTeX."""
+"""Checks on the built site that need no browser: assets are local, math is valid KaTeX,
+images carry alt text, lesson pages stay within the first-visit weight budget."""
 
 from __future__ import annotations
 
 import html
+import importlib.util
 import json
 import re
 import subprocess
@@ -108,3 +110,52 @@ def test_every_lesson_page_links_to_its_theory_notebook(site_dir):
     for page in pages + [lesson / "index.html"]:
         text = page.read_text(encoding="utf-8")
         assert re.search(r'href="(\.\./)?theory/"', text), f"{page}: no link to the theory notebook"
+
+
+def _bench_site():
+    spec = importlib.util.spec_from_file_location("mfl_bench_site", ROOT / "bench" / "site.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_lesson_page_is_within_the_first_load_budget(site_dir):
+    """300 KB gzipped on a first visit, figures included, fonts excluded (bench/site.py)."""
+    bench = _bench_site()
+    pages = bench.lesson_pages(site_dir)
+    assert len(pages) >= 10
+    heavy = {}
+    for page in pages:
+        raw, zipped, n = bench.page_weight(page, site_dir)
+        assert n >= 5, f"{page}: only {n} files counted"
+        if zipped > bench.BUDGET:
+            heavy[str(page.relative_to(site_dir))] = f"{zipped / 1024:.1f} KB"
+    assert not heavy, f"over the {bench.BUDGET // 1024} KB budget: {heavy}"
+
+
+class ImageCollector(HTMLParser):
+    def __init__(self) -> None:
+        super().__init__()
+        self.images: list[dict] = []
+
+    def handle_starttag(self, tag, attrs):
+        if tag == "img":
+            self.images.append(dict(attrs))
+
+
+PLACEHOLDER_ALT = "No description has been provided for this image"  # nbconvert's default
+
+
+def test_every_image_has_alt_text(site_dir):
+    missing, images = [], 0
+    for page in html_pages(site_dir):
+        collector = ImageCollector()
+        collector.feed(page.read_text(encoding="utf-8"))
+        for img in collector.images:
+            images += 1
+            alt = (img.get("alt") or "").strip()
+            if not alt or alt == PLACEHOLDER_ALT:
+                src = img.get("src") or ""
+                missing.append(f"{page.relative_to(site_dir)}: {src[:60]}")
+    assert images >= 10, "expected the lessons and the notebook to carry figures"
+    assert not missing, "\n".join(missing)

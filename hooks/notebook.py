@@ -1,0 +1,387 @@
+"""Post-process the notebook pages that mkdocs-jupyter renders (``*.ipynb``).
+
+mkdocs-jupyter (0.26) inlines JupyterLab's whole stylesheet into the page
+(about 590 KB, of which the page uses a few percent), a script that imports
+mermaid from cdnjs when a page has diagrams, a MathJax configuration for a
+MathJax this site never loads, and the figures as full-colour PNGs whose alt
+text is "No description has been provided for this image". Its options
+(``theme``, ``no_prompt``, ``include_requirejs``, ``custom_mathjax_url``, ...)
+change none of that, so this hook does it:
+
+* math: ``$...$`` and ``$$...$$`` in Markdown cells become the arithmatex
+  markup the Markdown pages have, so ``docs/javascripts/katex-init.js``
+  typesets it with the site's KaTeX (it was shown as raw TeX);
+* figures: every image a code cell outputs takes its alt text from that
+  cell's metadata, ``"alt": "..."`` (a list for a cell with several images).
+  An image without one fails the build, as a Markdown figure without alt text
+  does (``hooks/figures.py``). An opaque PNG is re-encoded with a 256-colour
+  palette (adaptive, no dithering: plots have few colours, the difference is
+  at most 15/255 per channel and about 1 on average) when that is smaller,
+  typically a quarter of the size;
+* scripts: the mermaid loader, the MathJax configuration and the empty
+  ``<script src="">`` go; a notebook page must not name another host in a
+  script, so any other script that does fails the build;
+* CSS: the inlined stylesheets are cut down to the rules whose selectors match
+  an element of the built page, then to the custom properties those rules
+  use (see ``prune_css``).
+
+The colours of code cells and prompts are set in ``docs/stylesheets/extra.css``
+(the site's code palette, for contrast in both schemes).
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import logging
+import re
+from pathlib import Path
+
+import tinycss2
+from bs4 import BeautifulSoup
+from mkdocs.exceptions import PluginError
+from PIL import Image
+
+log = logging.getLogger("mkdocs.hooks.notebook")
+
+# ---------------------------------------------------------------------------
+# math
+
+MARKDOWN_CELL = re.compile(
+    r'(<div class="[^"]*\bjp-RenderedMarkdown\b[^"]*"[^>]*>)(.*?)(</div>)', re.S
+)
+TAG_OR_TEXT = re.compile(r"(<[^>]+>)|([^<]+)")
+DISPLAY = re.compile(r"\$\$(.+?)\$\$", re.S)
+INLINE = re.compile(r"(?<![\\$])\$(?!\s)([^$]+?)(?<![\s\\])\$(?!\$)")
+
+
+def wrap_math(html: str) -> str:
+    """Arithmatex markup for ``$...$`` / ``$$...$$`` in rendered Markdown cells.
+
+    Text inside ``<code>`` and ``<pre>`` is left alone. nbconvert keeps the TeX
+    as written (HTML-escaped), which is what arithmatex emits too.
+    """
+
+    def cell(match: re.Match) -> str:
+        out, skip = [], 0
+        for tag, text in TAG_OR_TEXT.findall(match[2]):
+            if tag:
+                name = re.match(r"</?\s*(\w+)", tag)
+                if name and name[1].lower() in ("code", "pre"):
+                    skip += -1 if tag.startswith("</") else 1
+                out.append(tag)
+            elif skip:
+                out.append(text)
+            else:
+                text = DISPLAY.sub(lambda m: f'<span class="arithmatex">\\[{m[1]}\\]</span>', text)
+                text = INLINE.sub(lambda m: f'<span class="arithmatex">\\({m[1]}\\)</span>', text)
+                out.append(text)
+        return match[1] + "".join(out) + match[3]
+
+    return MARKDOWN_CELL.sub(cell, html)
+
+
+# ---------------------------------------------------------------------------
+# figures
+
+CELL_START = re.compile(r'<div class="jp-Cell\b[^"]*"[^>]*\bid="cell-id=(?P<id>[^"]+)"')
+IMG = re.compile(r"<img\b[^>]*>")
+PNG_SRC = re.compile(r'src="data:image/png;base64,(?P<data>[A-Za-z0-9+/=]+)"')
+
+
+def alt_texts(notebook: Path) -> dict[str, list[str]]:
+    """Cell id -> the alt texts in that cell's metadata."""
+    cells = json.loads(notebook.read_text(encoding="utf-8"))["cells"]
+    found = {}
+    for cell in cells:
+        alt = cell.get("metadata", {}).get("alt")
+        if alt:
+            found[cell["id"]] = [alt] if isinstance(alt, str) else list(alt)
+    return found
+
+
+def smaller_png(data: bytes) -> bytes:
+    """The PNG with a 256-colour palette if it is opaque and that is smaller."""
+    image = Image.open(io.BytesIO(data))
+    if image.mode not in ("RGB", "RGBA", "P", "L"):
+        return data
+    rgba = image.convert("RGBA")
+    if rgba.getchannel("A").getextrema() != (255, 255):
+        return data  # transparency: keep as drawn
+    palette = rgba.convert("RGB").quantize(
+        256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE
+    )
+    out = io.BytesIO()
+    palette.save(out, "PNG", optimize=True)
+    return out.getvalue() if out.tell() < len(data) else data
+
+
+def fix_figures(html: str, notebook: Path) -> str:
+    alts = alt_texts(notebook)
+    starts = [(m.start(), m["id"]) for m in CELL_START.finditer(html)]
+    used: dict[str, int] = {}
+    missing = []
+
+    def cell_of(pos: int) -> str | None:
+        owner = None
+        for start, cell_id in starts:
+            if start > pos:
+                break
+            owner = cell_id
+        return owner
+
+    def image(match: re.Match) -> str:
+        tag = match[0]
+        cell_id = cell_of(match.start())
+        n = used[cell_id] = used.get(cell_id, -1) + 1
+        texts = alts.get(cell_id, [])
+        if n >= len(texts):
+            missing.append(cell_id)
+            return tag
+        alt = texts[n].replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+        tag = re.sub(r'\salt="[^"]*"', "", tag).replace("<img", f'<img alt="{alt}"', 1)
+        png = PNG_SRC.search(tag)
+        if png:
+            data = base64.b64decode(png["data"])
+            small = base64.b64encode(smaller_png(data)).decode()
+            tag = tag[: png.start("data")] + small + tag[png.end("data") :]
+        return tag
+
+    html = IMG.sub(image, html)
+    if missing:
+        raise PluginError(
+            f"{notebook.name}: images without alt text in cells {sorted(set(map(str, missing)))}; "
+            'add "alt": "..." to the metadata of each of those cells'
+        )
+    return html
+
+
+# ---------------------------------------------------------------------------
+# scripts
+
+SCRIPT = re.compile(r"<script\b[^>]*>.*?</script>", re.S)
+
+
+def drop_scripts(html: str, where: str) -> str:
+    def keep(match: re.Match) -> str:
+        script = match[0]
+        opening = script[: script.index(">") + 1]
+        if (
+            'type="text/x-mathjax-config"' in opening
+            or re.search(r'\ssrc=""', opening)
+            or ("mermaid" in script and "import(" in script)
+        ):
+            return ""
+        if re.search(r"""(?:src=|import\(|import\s)["']?(?:https?:)?//""", script):
+            raise PluginError(f"{where}: a notebook script loads from another host: {opening}")
+        return script
+
+    return SCRIPT.sub(keep, html)
+
+
+# ---------------------------------------------------------------------------
+# CSS
+
+# Pseudo-classes and -elements that depend on state or generate content: a
+# selector is matched against the static page with them removed.
+DYNAMIC = re.compile(
+    r"::?(?:-(?:webkit|moz|ms)-[\w-]+|before|after|first-line|first-letter|placeholder|selection"
+    r"|marker|backdrop|hover|focus|focus-visible|focus-within|active|visited|link|any-link|target"
+    r"|checked|disabled|enabled|indeterminate|invalid|valid|required|optional|read-only|read-write"
+    r"|placeholder-shown|autofill|fullscreen|defined|popover-open|modal|open)(?![\w-])(?:\([^()]*\))?"
+)
+# Attributes and classes that Material's JavaScript changes after load
+# (palette, scroll state, js/no-js).
+RUNTIME = re.compile(r"\[data-md-[\w-]+(?:[~|^$*]?=[^\]]*)?\]|\.(?:no-)?js(?![\w-])")
+CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+VAR_USE = re.compile(r"var\(\s*(--[\w-]+)")
+
+
+def _split_selectors(prelude) -> list[str]:
+    parts, current = [], []
+    for token in prelude:
+        if token.type == "literal" and token.value == ",":
+            parts.append(tinycss2.serialize(current).strip())
+            current = []
+        else:
+            current.append(token)
+    parts.append(tinycss2.serialize(current).strip())
+    return [p for p in parts if p]
+
+
+class _Matcher:
+    def __init__(self, page_html: str) -> None:
+        self.soup = BeautifulSoup(page_html, "html.parser")
+        self.classes = {c for el in self.soup.find_all(class_=True) for c in el.get("class", [])}
+        self.cache: dict[str, bool] = {}
+
+    def matches(self, selector: str) -> bool:
+        if selector not in self.cache:
+            self.cache[selector] = self._matches(selector)
+        return self.cache[selector]
+
+    def _matches(self, selector: str) -> bool:
+        static = RUNTIME.sub("", DYNAMIC.sub("", selector))
+        if re.search(r"\(\s*\)", static):  # e.g. :not(:hover): cannot tell, keep
+            return True
+        static = re.sub(r"([>+~]\s*)$", r"\1*", static.strip()) or "*"
+        required = re.sub(r":[\w-]+\((?:[^()]|\([^()]*\))*\)", "", static)  # not :not(.x) etc.
+        if any(c not in self.classes for c in CLASS.findall(required)):
+            return False
+        try:
+            return self.soup.select_one(static) is not None
+        except Exception:  # a selector soupsieve does not know: keep the rule
+            return True
+
+
+def _prune_rules(rules, matcher: _Matcher) -> list:
+    kept = []
+    for rule in rules:
+        if rule.type == "qualified-rule":
+            selectors = [s for s in _split_selectors(rule.prelude) if matcher.matches(s)]
+            if selectors:
+                kept.append(("rule", ",".join(selectors), rule.content))
+        elif rule.type == "at-rule":
+            keyword = rule.lower_at_keyword
+            if keyword in ("media", "supports", "layer", "container") and rule.content:
+                inner = _prune_rules(
+                    tinycss2.parse_rule_list(
+                        rule.content, skip_comments=True, skip_whitespace=True
+                    ),
+                    matcher,
+                )
+                if inner:
+                    head = f"@{rule.at_keyword} {tinycss2.serialize(rule.prelude).strip()}"
+                    kept.append(("block", head, inner))
+            elif keyword == "charset":
+                continue
+            else:  # keyframes, font-face, page, ...: kept whole, pruned below if unused
+                kept.append(("raw", None, rule))
+    return kept
+
+
+def _declarations(content) -> list:
+    return [
+        d
+        for d in tinycss2.parse_blocks_contents(content, skip_comments=True, skip_whitespace=True)
+        if d.type in ("declaration", "qualified-rule", "at-rule")
+    ]
+
+
+def _render(kept, used_vars: set[str] | None) -> str:
+    out = []
+    for kind, head, body in kept:
+        if kind == "raw":
+            out.append(body.serialize())
+        elif kind == "block":
+            inner = _render(body, used_vars)
+            if inner:
+                out.append(f"{head}{{{inner}}}")
+        else:
+            decls = [
+                d.serialize()
+                for d in _declarations(body)
+                if used_vars is None
+                or d.type != "declaration"
+                or not d.name.startswith("--")
+                or d.name in used_vars
+            ]
+            if decls:
+                out.append(f"{head}{{{';'.join(decls)}}}")
+    return "".join(out)
+
+
+def _used_vars(kept) -> set[str]:
+    """Custom properties read by a kept rule, directly or through other properties."""
+    defined: dict[str, list[str]] = {}
+    used: set[str] = set()
+
+    def walk(items):
+        for kind, _, body in items:
+            if kind == "raw":
+                used.update(VAR_USE.findall(body.serialize()))
+            elif kind == "block":
+                walk(body)
+            else:
+                for d in _declarations(body):
+                    text = tinycss2.serialize(d.value) if d.type == "declaration" else d.serialize()
+                    refs = VAR_USE.findall(text)
+                    if d.type == "declaration" and d.name.startswith("--"):
+                        defined.setdefault(d.name, []).extend(refs)
+                    else:
+                        used.update(refs)
+
+    walk(kept)
+    todo = list(used)
+    while todo:
+        for ref in defined.get(todo.pop(), []):
+            if ref not in used:
+                used.add(ref)
+                todo.append(ref)
+    return used
+
+
+def prune_css(css: str, page_html: str, matcher: _Matcher | None = None) -> str:
+    """The rules of ``css`` that apply to ``page_html``, minified.
+
+    A rule stays when one of its selectors matches an element of the page,
+    matched with state (``:hover``, ``::before``, Material's palette and
+    scroll attributes, ...) set aside so that a rule for a later state stays.
+    ``@media``/``@supports`` blocks are pruned inside; other at-rules stay.
+    Then a custom property declaration stays only if a kept rule reads it,
+    directly or through another property. A selector the matcher cannot parse
+    keeps its rule.
+    """
+    matcher = matcher or _Matcher(page_html)
+    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    kept = _prune_rules(rules, matcher)
+    keyframes_used = set(re.findall(r"animation(?:-name)?\s*:\s*([^;}]+)", _render(kept, None)))
+    names = {w for value in keyframes_used for w in re.findall(r"[\w-]+", value)}
+    kept = [
+        (kind, head, body)
+        for kind, head, body in kept
+        if kind != "raw"
+        or not body.lower_at_keyword.endswith("keyframes")
+        or tinycss2.serialize(body.prelude).strip() in names
+    ]
+    return _render(kept, _used_vars(kept))
+
+
+STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
+
+
+def prune_page_styles(output: str, where: str) -> str:
+    """Replace the page's inline ``<style>`` blocks by one pruned block."""
+    blocks = list(STYLE.finditer(output))
+    if not blocks:
+        return output
+    css = "\n".join(m[1] for m in blocks)
+    without = STYLE.sub("", output)
+    pruned = prune_css(css, without)
+    log.info("%s: inlined CSS %d -> %d bytes", where, len(css.encode()), len(pruned.encode()))
+    first = blocks[0]
+    return (
+        output[: first.start()] + f"<style>{pruned}</style>" + STYLE.sub("", output[first.end() :])
+    )
+
+
+# ---------------------------------------------------------------------------
+
+
+def is_notebook(page) -> bool:
+    return page.file.src_uri.endswith(".ipynb")
+
+
+def on_page_content(html: str, page, config, files) -> str:
+    if not is_notebook(page):
+        return html
+    html = drop_scripts(html, page.file.src_uri)
+    html = fix_figures(html, Path(page.file.abs_src_path))
+    return wrap_math(html)
+
+
+def on_post_page(output: str, page, config) -> str:
+    if not is_notebook(page):
+        return output
+    return prune_page_styles(output, page.file.src_uri)

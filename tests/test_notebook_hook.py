@@ -1,0 +1,131 @@
+"""hooks/notebook.py: CSS pruning, math markup, figure alt text and PNG palettes, scripts."""
+
+from __future__ import annotations
+
+import base64
+import importlib.util
+import io
+import json
+import sys
+from pathlib import Path
+
+import pytest
+from mkdocs.exceptions import PluginError
+from PIL import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+_spec = importlib.util.spec_from_file_location("mfl_notebook_hook", ROOT / "hooks" / "notebook.py")
+nbhook = sys.modules[_spec.name] = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(nbhook)
+
+PAGE = """<html><body data-md-color-scheme="default"><div class="jupyter-wrapper">
+<div class="jp-Cell"><pre class="x">code</pre><span class="notice" hidden>Copied!</span></div>
+</div></body></html>"""
+
+
+def test_prune_css_keeps_what_the_page_can_use_and_drops_the_rest():
+    css = """
+    @charset "UTF-8";
+    .jupyter-wrapper { --used: red; --via: var(--used); --unused: blue; --also-unused: 1px }
+    .jp-Cell pre { color: var(--via) }
+    .jp-Cell:hover pre::before { content: "x" }
+    [data-md-color-scheme=slate] .jupyter-wrapper { --used: pink }
+    .jp-Cell:not(.jp-mod-active) .notice { opacity: .5 }
+    .lm-DockPanel, .jp-Cell { margin: 0 }
+    .bp3-drawer { display: none }
+    body[data-format=mobile] .jp-Cell { flex: none }
+    @media print { .jp-Cell { break-inside: avoid } .bp3-x { color: red } }
+    @media screen { .nothing-here { color: red } }
+    @keyframes spin { to { transform: rotate(1turn) } }
+    @keyframes used-spin { to { opacity: 0 } }
+    .jp-Cell .notice { animation: used-spin 1s }
+    """
+    out = nbhook.prune_css(css, PAGE)
+    assert ".jp-Cell pre{color: var(--via) }" in out
+    assert ".jp-Cell:hover pre::before" in out  # state and generated content kept
+    assert "[data-md-color-scheme=slate] .jupyter-wrapper" in out  # palette set at runtime
+    assert ":not(.jp-mod-active)" in out  # a class the page lacks, inside :not()
+    assert ".jp-Cell{margin: 0 }" in out and "lm-DockPanel" not in out  # selector list trimmed
+    assert "bp3-drawer" not in out and "data-format=mobile" not in out
+    assert "@media print{.jp-Cell{break-inside: avoid }}" in out and "bp3-x" not in out
+    assert "nothing-here" not in out and "@media screen" not in out
+    assert "used-spin" in out and "keyframes spin" not in out
+    assert "--used: red" in out and "--via: var(--used)" in out  # read, directly or through --via
+    assert "--unused" not in out and "--also-unused" not in out
+    assert "@charset" not in out
+
+
+def test_prune_css_keeps_rules_it_cannot_judge():
+    out = nbhook.prune_css(".jp-Cell:unknown-pseudo(1){color:red}", PAGE)
+    assert ".jp-Cell:unknown-pseudo(1)" in out
+
+
+def test_math_in_markdown_cells_gets_arithmatex_markup_and_code_is_left_alone():
+    html = (
+        '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">'
+        "<p>Cosine lies in $[-1,1]$; costs $5 and $6 stay; <code>$x$</code> too.</p>"
+        "<p>$$\\sum_i x_i$$</p></div>"
+        '<div class="jp-OutputArea-output"><pre>$y$</pre></div>'
+    )
+    out = nbhook.wrap_math(html)
+    assert '<span class="arithmatex">\\([-1,1]\\)</span>' in out
+    assert '<span class="arithmatex">\\[\\sum_i x_i\\]</span>' in out
+    assert "<code>$x$</code>" in out and "<pre>$y$</pre>" in out
+    assert out.count("arithmatex") == 2  # "$5 and $" is not math: a space follows the "$"
+
+
+def _png(transparent: bool = False) -> bytes:
+    """A small matplotlib plot, as the notebook's cells draw them."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(3, 2), dpi=100)
+    for k in range(4):
+        ax.plot([i / 10 for i in range(60)], [((i * (k + 1)) % 17) / 17 for i in range(60)])
+    out = io.BytesIO()
+    fig.savefig(out, format="png", transparent=transparent)
+    plt.close(fig)
+    return out.getvalue()
+
+
+def test_figures_take_their_alt_text_from_cell_metadata_and_shrink(tmp_path):
+    notebook = tmp_path / "n.ipynb"
+    notebook.write_text(
+        json.dumps({"cells": [{"id": "abc", "metadata": {"alt": "Blue lines on white"}}]}),
+        encoding="utf-8",
+    )
+    data = _png()
+    html = (
+        '<div class="jp-Cell jp-CodeCell" id="cell-id=abc"><div>'
+        f'<img alt="No description has been provided for this image" class="" '
+        f'src="data:image/png;base64,{base64.b64encode(data).decode()}"/></div></div>'
+    )
+    out = nbhook.fix_figures(html, notebook)
+    assert 'alt="Blue lines on white"' in out and "No description" not in out
+    small = base64.b64decode(out.split("base64,")[1].split('"')[0])
+    assert len(small) < len(data) / 2 and Image.open(io.BytesIO(small)).mode == "P"
+    # an image in a cell without alt text fails the build
+    with pytest.raises(PluginError, match="alt"):
+        nbhook.fix_figures(html.replace("cell-id=abc", "cell-id=other"), notebook)
+
+
+def test_transparent_pngs_are_left_as_drawn():
+    data = _png(transparent=True)
+    assert nbhook.smaller_png(data) == data
+
+
+def test_scripts_that_reach_other_hosts_are_dropped_or_fail_the_build():
+    html = (
+        '<script type="text/x-mathjax-config">MathJax.Hub.Config({})</script>'
+        '<script src=""></script>'
+        '<script type="module">const m = (await import("https://cdnjs.cloudflare.com/'
+        'ajax/libs/mermaid/11/mermaid.esm.min.mjs")).default;</script>'
+        "<script>document.addEventListener('clipboard-copy', () => {})</script>"
+    )
+    out = nbhook.drop_scripts(html, "x.ipynb")
+    assert "mathjax" not in out.lower() and "mermaid" not in out and 'src=""' not in out
+    assert "clipboard-copy" in out
+    with pytest.raises(PluginError, match="another host"):
+        nbhook.drop_scripts('<script src="https://cdn.example/x.js"></script>', "x.ipynb")
