@@ -38,6 +38,7 @@ import logging
 import re
 from pathlib import Path
 
+import soupsieve
 import tinycss2
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
@@ -213,7 +214,10 @@ def _split_selectors(prelude) -> list[str]:
 class _Matcher:
     def __init__(self, page_html: str) -> None:
         self.soup = BeautifulSoup(page_html, "html.parser")
-        self.classes = {c for el in self.soup.find_all(class_=True) for c in el.get("class", [])}
+        self.by_class: dict[str, list] = {}
+        for el in self.soup.find_all(class_=True):
+            for c in el.get("class", []):
+                self.by_class.setdefault(c, []).append(el)
         self.cache: dict[str, bool] = {}
 
     def matches(self, selector: str) -> bool:
@@ -227,12 +231,21 @@ class _Matcher:
             return True
         static = re.sub(r"([>+~]\s*)$", r"\1*", static.strip()) or "*"
         required = re.sub(r":[\w-]+\((?:[^()]|\([^()]*\))*\)", "", static)  # not :not(.x) etc.
-        if any(c not in self.classes for c in CLASS.findall(required)):
+        classes = CLASS.findall(required)
+        if any(c not in self.by_class for c in classes):
             return False
         try:
-            return self.soup.select_one(static) is not None
+            compiled = soupsieve.compile(static)
         except Exception:  # a selector soupsieve does not know: keep the rule
             return True
+        # Try only the elements that carry the rarest class of the last compound
+        # (the subject); a full-tree search is slow on a notebook page.
+        last = re.split(r"[\s>+~]+", required)[-1]
+        subject = [] if re.search(r"[\[\]]", required) else CLASS.findall(last)
+        if subject:
+            rarest = min(subject, key=lambda c: len(self.by_class[c]))
+            return any(compiled.match(el) for el in self.by_class[rarest])
+        return compiled.select_one(self.soup) is not None
 
 
 def _prune_rules(rules, matcher: _Matcher) -> list:

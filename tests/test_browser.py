@@ -7,7 +7,8 @@ Covered: math typeset and figures loaded on every page, reading aids and
 previous/next links on lesson pages, skill checks (score, reload, keyboard),
 the practice queue, private notes (persistence, export/import, no HTML
 interpretation), the palette toggle with an axe-core accessibility check in
-both palettes, search, and the README screenshot.
+both palettes, axe-core on every page in both palettes, search, what a first
+visit fetches (against bench/site.py's weight list), and the README screenshot.
 
 Without /usr/bin/chromium these tests skip locally and fail in CI (``CI`` set).
 """
