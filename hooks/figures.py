@@ -12,7 +12,8 @@ fails the build.
 
 SVGs are deterministic (fixed hash salt, no date) and cached under
 ``.cache/figures`` by the hash of the script and of the kernel it imports
-(``MFL_FIGURE_CACHE=off`` draws every figure afresh).
+(``MFL_CACHE=off`` draws every figure afresh, as it turns off the
+notebook caches of ``hooks/notebook.py``).
 """
 
 from __future__ import annotations
@@ -23,14 +24,11 @@ import os
 import re
 import runpy
 import textwrap
+from importlib.metadata import version
 from pathlib import Path
 
-import matplotlib
-
-matplotlib.use("Agg")
-import matplotlib.pyplot as plt  # noqa: E402
-from mkdocs.exceptions import PluginError  # noqa: E402
-from mkdocs.structure.files import File, Files  # noqa: E402
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache" / "figures"
@@ -56,7 +54,7 @@ def figure_scripts(docs_dir: Path) -> list[Path]:
 
 
 def _cache_key(script: Path) -> str:
-    h = hashlib.sha256(matplotlib.__version__.encode())
+    h = hashlib.sha256(version("matplotlib").encode())
     h.update(Path(__file__).read_bytes())
     for path in [script, *sorted(KERNEL.glob("*.py"))]:
         h.update(path.read_bytes())
@@ -65,6 +63,13 @@ def _cache_key(script: Path) -> str:
 
 def render(script: Path) -> bytes:
     """Run ``script`` and return its figure ``fig`` as SVG bytes (uncached)."""
+    # Imported here, not at the top: a warm build takes every figure from the
+    # cache and need not pay the second that importing pyplot costs.
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
     with matplotlib.rc_context(STYLE):
         namespace = runpy.run_path(str(script), run_name="__figure__")
         fig = namespace.get("fig")
@@ -79,15 +84,15 @@ def render(script: Path) -> bytes:
 
 
 def cached_render(script: Path) -> bytes:
-    if (
-        os.environ.get("MFL_FIGURE_CACHE") == "off"
-    ):  # a clean build, as the reproducibility test wants
+    if os.environ.get("MFL_CACHE") == "off":  # a clean build, as the reproducibility test wants
         return render(script)
     target = CACHE / f"{script.stem}-{_cache_key(script)}.svg"
     if target.exists():
         return target.read_bytes()
     svg = render(script)
     CACHE.mkdir(parents=True, exist_ok=True)
+    for stale in CACHE.glob(f"{script.stem}-*.svg"):  # drawn by an older script or kernel
+        stale.unlink()
     target.write_bytes(svg)
     return svg
 

@@ -144,10 +144,21 @@ class _Measure(HTMLParser):
             self.words += len(WORD.findall(data))
 
 
+PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre>)", re.S)
+TAG = re.compile(r"<[^>]+>")
+
+
+def _flatten_pre(match: re.Match) -> str:
+    text = html.unescape(TAG.sub("", match[2]))
+    return match[1] + html.escape(text, quote=False) + match[3]
+
+
 def measure(html_text: str) -> dict[str, int]:
     """Reading statistics of a page's HTML content (see the module docstring)."""
     m = _Measure()
-    m.feed(html_text)
+    # Code blocks as plain text first: the highlighter's token spans are most
+    # of a page's tags, and the parser only needs the lines they hold.
+    m.feed(PRE.sub(_flatten_pre, html_text))
     m.close()
     words = m.words + INLINE_FORMULA_WORDS * m.inline
     seconds = (
@@ -222,18 +233,29 @@ def reader_block(page, stats: dict[str, int], questions: int, notebook: str | No
     )
 
 
-_STATS: dict[str, dict[str, int]] = {}  # src_uri -> measure(), for the reading-time markers
+# src_uri -> page content, and -> measure() of it once a lesson page or a
+# reading-time marker needs it. Measuring is lazy because parsing the large
+# pages nobody asks about (API reference, notebook) was a fifth of the build.
+_CONTENT: dict[str, str] = {}
+_STATS: dict[str, dict[str, int]] = {}
+
+
+def stats_for(src_uri: str) -> dict[str, int]:
+    if src_uri not in _STATS:
+        _STATS[src_uri] = measure(_CONTENT[src_uri])
+    return _STATS[src_uri]
 
 
 def on_pre_build(config) -> None:
+    _CONTENT.clear()
     _STATS.clear()
 
 
 def on_page_content(html_text: str, page, config, files) -> str:
-    stats = measure(html_text)
-    _STATS[page.file.src_uri] = stats
+    _CONTENT[page.file.src_uri] = html_text
     if not is_lesson(page):
         return html_text
+    stats = stats_for(page.file.src_uri)
     questions = html_text.count('class="mfl-quiz-q"')
     block = reader_block(page, stats, questions, notebook_link(page, files))
     match = H1_END.search(html_text)
@@ -246,8 +268,8 @@ def on_post_page(output: str, page, config) -> str:
     # Every page's content has been measured before any page is written.
     def minutes(m: re.Match) -> str:
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), m["path"]))
-        if target not in _STATS:
+        if target not in _CONTENT:
             raise PluginError(f"{page.file.src_uri}: `{m.group(0)}` names no page ({target})")
-        return f'<span class="mfl-reading-time">≈ {_STATS[target]["minutes"]} min</span>'
+        return f'<span class="mfl-reading-time">≈ {stats_for(target)["minutes"]} min</span>'
 
     return MARKER.sub(minutes, output) if "reading-time" in output else output

@@ -3,9 +3,15 @@
 from __future__ import annotations
 
 import os
+import sys
 from pathlib import Path
 
 import pytest
+
+# pyproject.toml switches off the auto-loaded hypothesis plugin so that
+# `pytest docs` starts fast; the kernel's property tests get it back here
+# (unless it is already loaded, e.g. under `-o addopts=`).
+pytest_plugins = [] if "_hypothesis_pytestplugin" in sys.modules else ["_hypothesis_pytestplugin"]
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"

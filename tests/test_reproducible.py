@@ -30,7 +30,7 @@ def _files(site: Path) -> dict[str, bytes]:
 
 @pytest.mark.slow
 def test_a_second_clean_build_is_byte_identical(site_dir, tmp_path):
-    env = {**os.environ, "MFL_FIGURE_CACHE": "off", "NO_MKDOCS_2_WARNING": "1"}
+    env = {**os.environ, "MFL_CACHE": "off", "NO_MKDOCS_2_WARNING": "1"}
     mkdocs = Path(sys.executable).parent / "mkdocs"
     subprocess.run(
         [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],

@@ -9,18 +9,16 @@ import llmmath as lm
 def context_cosines(seed, sigma=0.5, n_layers=8, d=16):
     """The toy stack of section 7.3: random causal attention layers plus residuals."""
     rng = np.random.default_rng(seed)
-    E = rng.normal(size=(10, d))
+    E = rng.normal(size=(10, d))  # embedding table (V=10, d)
     Ws = rng.normal(scale=sigma / np.sqrt(d), size=(n_layers, 4, d, d))
-    H_a, H_b = lm.lookup(E, [1, 2, 3, 0]), lm.lookup(E, [4, 5, 6, 0])
-    cos = [float(lm.cosine(H_a[-1], H_b[-1]))]
-    for W_Q, W_K, W_V, W_O in Ws:
-        f = [
-            lm.scaled_dot_product_attention(H @ W_Q, H @ W_K, H @ W_V, causal=True)[0] @ W_O
-            for H in (H_a, H_b)
-        ]
-        H_a, H_b = H_a + f[0], H_b + f[1]
-        cos.append(float(lm.cosine(H_a[-1], H_b[-1])))
-    return np.array(cos)
+    H = lm.lookup(E, [[1, 2, 3, 0], [4, 5, 6, 0]])  # both contexts as a batch: (2, T=4, d)
+    states = [H[:, -1]]  # the shared token's two states, (2, d) per layer
+    for W_Q, W_K, W_V, W_O in Ws:  # one toy attention sublayer f_l
+        f = lm.scaled_dot_product_attention(H @ W_Q, H @ W_K, H @ W_V, causal=True)[0] @ W_O
+        H = H + f  # residual update, (2, T, d)
+        states.append(H[:, -1])
+    states = np.stack(states)  # (n_layers + 1, 2, d)
+    return lm.cosine(states[:, 0], states[:, 1])  # (n_layers + 1,)
 
 
 C = np.stack([context_cosines(seed) for seed in range(100)])
