@@ -4,7 +4,8 @@ Fences tagged ``python``, ``py``, ``python3`` or ``pycon`` are collected,
 including ones with attributes such as ``python title="x.py"``: sybil's stock
 Markdown parser only takes a bare ``python`` tag and silently ignores the
 rest, so this file widens it. A block that starts with ``>>>`` is a doctest
-(output checked, floats compared to the written precision); any other block
+(output checked, floats compared to the written precision: see
+``WrittenPrecisionChecker``); any other block
 runs as a script and proves its point with ``assert``. The namespace is
 shared down a page. ``tests/test_docs_guard.py`` checks that nothing
 python-like escapes collection and that every skip gives a reason.
@@ -18,7 +19,7 @@ from collections.abc import Iterable
 
 import numpy as np
 from sybil import Document, Region, Sybil
-from sybil.evaluators.doctest import NUMBER
+from sybil.evaluators.doctest import NUMBER, OutputChecker, float_approx_equal
 from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
 from sybil.parsers.markdown.codeblock import CodeBlockParser, PythonCodeBlockParser
 
@@ -47,6 +48,38 @@ class PythonExamplesParser(PythonCodeBlockParser):
     codeblock_parser_class = AnyPythonFenceParser
 
 
+class WrittenPrecisionChecker(OutputChecker):
+    """``NUMBER`` as "equal when rounded to the digits written", not "within one unit".
+
+    Sybil's ``NUMBER`` accepts a float within ``10**-digits`` of the written
+    one, so ``0.87`` passes for anything in [0.86, 0.88], and numpy's ``1.``
+    (no digits after the point) for anything in [0, 2]: a page could print a
+    wrong value and still pass. Here the tolerance is half a unit of the last
+    written digit, and a bare ``1.`` (numpy's form for a float that is whole to
+    its 8 printed digits, ``docs`` sets ``precision=8``) must be whole to 8
+    digits as well.
+    """
+
+    def _remove_unwanted_precision(self, want: str, got: str) -> str:
+        wants = list(self._number_re.finditer(want))
+        gots = list(self._number_re.finditer(got))
+        if len(wants) != len(gots):
+            return got
+        offset = 0
+        for w, g in zip(wants, gots, strict=True):
+            fraction, exponent = w.group("fraction"), w.group("exponent1") or w.group("exponent2")
+            if fraction is None and exponent is None:  # numpy's "1.": whole to 8 digits
+                precision = 8
+            else:
+                precision = len(fraction or "") - int(exponent or 0)
+            # the factor absorbs binary rounding of the decimals themselves
+            tolerance = 0.5 * 10**-precision * (1 + 1e-9)
+            if float_approx_equal(w.group(), g.group(), tolerance=tolerance):
+                got = got[: g.start() + offset] + w.group() + got[g.end() + offset :]
+                offset += w.end() - w.start() - (g.end() - g.start())
+        return got
+
+
 def _setup(namespace: dict) -> None:
     # numpy 2 prints scalars as np.float64(0.25); the pages show plain numbers.
     namespace["_saved_printoptions"] = np.get_printoptions()
@@ -58,11 +91,14 @@ def _teardown(namespace: dict) -> None:
 
 
 def make_sybil() -> Sybil:
+    examples = PythonExamplesParser(
+        doctest_optionflags=NUMBER | doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+    )
+    # Sybil's runner takes no checker argument; doctest keeps it in `_checker`.
+    examples.doctest_parser.evaluator.runner._checker = WrittenPrecisionChecker()
     return Sybil(
         parsers=[
-            PythonExamplesParser(
-                doctest_optionflags=NUMBER | doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
-            ),
+            examples,
             SkipParser(),
             ClearNamespaceParser(),
         ],

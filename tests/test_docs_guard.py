@@ -91,3 +91,25 @@ def test_reason_rule():
     assert REASON.match(' "needs a GPU" ')
     assert REASON.match(" if(True, reason='slow') ")
     assert not REASON.match("")
+
+
+@pytest.mark.parametrize(
+    ("want", "got", "ok"),
+    [
+        ("0.7071\n", "0.70710678\n", True),  # written to four digits, rounds to it
+        ("0.7071\n", "0.70716\n", False),  # within 1e-4 but rounds to 0.7072
+        ("0.9284\n", "0.9285\n", False),  # the slip this checker caught on a page
+        ("(1.0, 0.5)\n", "(1.0, 0.54)\n", True),
+        ("(1.0, 0.5)\n", "(1.0, 0.56)\n", False),
+        ("array([1., 0.])\n", "array([1., 0.])\n", True),
+        ("array([1., 0.])\n", "array([1.5, 0.])\n", False),  # numpy's bare `1.` is not "1 +- 1"
+        ("array([1., 0.])\n", "array([0.999999999, 0.])\n", True),
+        ("1e-12\n", "1.2e-12\n", True),
+        ("1e-12\n", "2e-12\n", False),
+    ],
+)
+def test_floats_compare_to_the_written_precision(want, got, ok):
+    import doctest
+
+    checker = CONFTEST.WrittenPrecisionChecker()
+    assert checker.check_output(want, got, CONFTEST.NUMBER | doctest.ELLIPSIS) is ok
