@@ -159,3 +159,32 @@ def test_every_image_has_alt_text(site_dir):
                 missing.append(f"{page.relative_to(site_dir)}: {src[:60]}")
     assert images >= 10, "expected the lessons and the notebook to carry figures"
     assert not missing, "\n".join(missing)
+
+
+def _load_hook(name: str):
+    spec = importlib.util.spec_from_file_location(f"hook_{name}", ROOT / "hooks" / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_search_reads_the_same_text_from_plain_code_blocks(site_dir):
+    """hooks/search.py hands the search plugin plain-text code blocks: the index must not change."""
+    from material.plugins.search.plugin import Parser
+
+    plain_code = _load_hook("search").plain_code
+
+    def sections(content: str) -> list[tuple]:
+        parser = Parser()
+        parser.feed(content)
+        parser.close()
+        return [(s.id, "".join(s.title), "".join(s.text)) for s in parser.data]
+
+    checked = 0
+    for page in html_pages(site_dir):
+        article = re.search(r"<article[^>]*>(.*)</article>", page.read_text(encoding="utf-8"), re.S)
+        if article is None or "<pre" not in article[1]:
+            continue
+        assert sections(plain_code(article[1])) == sections(article[1]), page
+        checked += 1
+    assert checked >= 15
