@@ -66,3 +66,20 @@ def test_every_url_is_well_formed():
         elif not re.fullmatch(r"[A-Za-z0-9.-]+", host):
             bad.append((where, raw))
     assert not bad, bad
+
+
+def test_touching_citation_marks_get_a_comma():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "hook_bibliography", Path(__file__).resolve().parent.parent / "hooks" / "bibliography.py"
+    )
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)
+    mark = '<sup id="fnref:{0}"><a class="footnote-ref" href="#fn:{0}">{1}</a></sup>'
+    two = mark.format("a", 1) + mark.format("b", 2)
+    assert hook.separate_citations(two) == (
+        mark.format("a", 1) + '<sup class="mfl-cite-sep">,</sup>' + mark.format("b", 2)
+    )
+    apart = mark.format("a", 1) + " and " + mark.format("b", 2)
+    assert hook.separate_citations(apart) == apart
