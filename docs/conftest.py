@@ -21,7 +21,10 @@ import numpy as np
 from sybil import Document, Region, Sybil
 from sybil.evaluators.doctest import NUMBER, OutputChecker, float_approx_equal
 from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
-from sybil.parsers.markdown.codeblock import CodeBlockParser, PythonCodeBlockParser
+from sybil.parsers.markdown.codeblock import (
+    CodeBlockParser,
+    PythonCodeBlockParser,
+)
 
 PYTHON_TAGS = frozenset({"python", "py", "python3", "pycon"})
 INFO_TAG = re.compile(r"^\s*\{?\s*\.?([\w+-]+)")
@@ -67,15 +70,24 @@ class WrittenPrecisionChecker(OutputChecker):
             return got
         offset = 0
         for w, g in zip(wants, gots, strict=True):
-            fraction, exponent = w.group("fraction"), w.group("exponent1") or w.group("exponent2")
-            if fraction is None and exponent is None:  # numpy's "1.": whole to 8 digits
+            fraction, exponent = (
+                w.group("fraction"),
+                w.group("exponent1") or w.group("exponent2"),
+            )
+            if (
+                fraction is None and exponent is None
+            ):  # numpy's "1.": whole to 8 digits
                 precision = 8
             else:
                 precision = len(fraction or "") - int(exponent or 0)
             # the factor absorbs binary rounding of the decimals themselves
             tolerance = 0.5 * 10**-precision * (1 + 1e-9)
             if float_approx_equal(w.group(), g.group(), tolerance=tolerance):
-                got = got[: g.start() + offset] + w.group() + got[g.end() + offset :]
+                got = (
+                    got[: g.start() + offset]
+                    + w.group()
+                    + got[g.end() + offset :]
+                )
                 offset += w.end() - w.start() - (g.end() - g.start())
         return got
 
@@ -92,10 +104,14 @@ def _teardown(namespace: dict) -> None:
 
 def make_sybil() -> Sybil:
     examples = PythonExamplesParser(
-        doctest_optionflags=NUMBER | doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
+        doctest_optionflags=NUMBER
+        | doctest.ELLIPSIS
+        | doctest.NORMALIZE_WHITESPACE
     )
     # Sybil's runner takes no checker argument; doctest keeps it in `_checker`.
-    examples.doctest_parser.evaluator.runner._checker = WrittenPrecisionChecker()
+    examples.doctest_parser.evaluator.runner._checker = (
+        WrittenPrecisionChecker()
+    )
     return Sybil(
         parsers=[
             examples,

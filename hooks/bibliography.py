@@ -21,7 +21,9 @@ from pybtex.database import parse_file
 from pybtex.style.formatting.plain import Style
 
 MARKER = "<!-- full-bibliography -->"
-ADJACENT_CITATIONS = re.compile(r'(<sup id="fnref[^"]*"><a class="footnote-ref"[^>]*>[^<]*</a></sup>)(?=<sup id="fnref)')
+ADJACENT_CITATIONS = re.compile(
+    r'(<sup id="fnref[^"]*"><a class="footnote-ref"[^>]*>[^<]*</a></sup>)(?=<sup id="fnref)'
+)
 BIB = Path(__file__).resolve().parent.parent / "references.bib"
 
 

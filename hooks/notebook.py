@@ -452,6 +452,11 @@ def is_notebook(page) -> bool:
 def on_page_content(html: str, page, config, files) -> str:
     if not is_notebook(page):
         return html
+    # mkdocs-jupyter keeps a hidden copy of each cell's source for its copy
+    # button; the search index should hold the code once, not twice.
+    html = html.replace(
+        '<div class="clipboard-copy-txt"', '<div class="clipboard-copy-txt" data-search-exclude'
+    )
     html = drop_scripts(html, page.file.src_uri)
     html = fix_figures(html, Path(page.file.abs_src_path))
     return wrap_math(html)

@@ -19,8 +19,9 @@ Reading time is estimated from the rendered HTML, so Markdown pages and
 notebooks are measured alike:
 
 * prose at 200 words per minute (an inline formula counts as 2 words);
-* code at 15 lines per minute (every non-blank line of a ``<pre>``, output
-  included);
+* code at 15 lines per minute (every non-blank line of a ``<pre>``, doctest
+  output included; a notebook's output cells are not counted, but their
+  figures are);
 * a display formula at 15 seconds, a figure at 10 seconds;
 * text inside a collapsed ``<details>`` (figure source, optional asides) is
   not counted, since the reader need not open it.
@@ -84,7 +85,7 @@ class _Measure(HTMLParser):
         super().__init__(convert_charrefs=True)
         self.stack: list[
             tuple[str, str]
-        ] = []  # (tag, role): role in {"", pre, imath, dmath, skip, closed}
+        ] = []  # (tag, role): role in {"", pre, imath, dmath, skip, closed, output}
         self.words = self.code_lines = self.display = self.figures = self.headings = 0
         self.inline = 0
         self._code: list[str] = []
@@ -109,6 +110,10 @@ class _Measure(HTMLParser):
             role = "skip"
         elif tag == "details" and "open" not in a:
             role = "closed"
+        elif "jp-OutputArea" in classes:  # a notebook's outputs: glanced at, not read
+            role = "output"
+        elif "clipboard-copy-txt" in classes:  # mkdocs-jupyter's hidden copy of a cell
+            role = "skip"
         elif tag == "pre":
             role = "pre"
             self._code = []
@@ -124,7 +129,7 @@ class _Measure(HTMLParser):
         while self.stack:  # close implicitly-closed elements too, innermost first
             closed, role = self.stack.pop()
             outer = self._role()
-            if outer not in ("closed", "skip", "pre"):
+            if outer not in ("closed", "skip", "pre", "output"):
                 if role == "pre":
                     self.code_lines += sum(
                         1 for line in "".join(self._code).splitlines() if line.strip()

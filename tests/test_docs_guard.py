@@ -113,3 +113,54 @@ def test_floats_compare_to_the_written_precision(want, got, ok):
 
     checker = CONFTEST.WrittenPrecisionChecker()
     assert checker.check_output(want, got, CONFTEST.NUMBER | doctest.ELLIPSIS) is ok
+
+
+# A code block on a page shows 80 characters before it scrolls (desktop
+# widths; measured in Chromium), and a line that scrolls hides its end, often
+# the comment that explains it. Figure scripts and docs/conftest.py are held
+# to the same width by ruff (docs/ruff.toml); page examples and the notebook
+# here. Doctest output lines are exempt: they are what the code prints.
+CODE_WIDTH = 79
+
+
+def long_code_lines(source: str) -> list[str]:
+    doctest = source.lstrip().startswith(">>>")
+    return [
+        line
+        for line in source.splitlines()
+        if len(line) > CODE_WIDTH
+        and (not doctest or line.lstrip().startswith((">>>", "...")))
+    ]
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: str(p.relative_to(DOCS)))
+def test_example_lines_fit_the_column(page):
+    parser = CONFTEST.PythonExamplesParser().codeblock_parser
+    document = Document(page.read_text(encoding="utf-8"), str(page))
+    too_long = [
+        (document.line_column(region.start), line)
+        for region in parser(document)
+        for line in long_code_lines(region.parsed)
+    ]
+    assert not too_long, f"{len(too_long)} code lines over {CODE_WIDTH} characters: {too_long[:5]}"
+
+
+@pytest.mark.parametrize("path", sorted(DOCS.rglob("*.ipynb")), ids=lambda p: p.name)
+def test_notebook_lines_fit_the_column(path):
+    import json
+
+    cells = json.loads(path.read_text(encoding="utf-8"))["cells"]
+    too_long = [
+        (number, line)
+        for number, cell in enumerate(cells)
+        if cell["cell_type"] == "code"
+        for line in "".join(cell["source"]).splitlines()
+        if len(line) > CODE_WIDTH
+    ]
+    assert not too_long, f"{len(too_long)} code lines over {CODE_WIDTH} characters: {too_long[:5]}"
+
+
+def test_long_line_rule():
+    assert long_code_lines(">>> x = 1\n" + "9" * 90) == []  # output may be wide
+    assert long_code_lines(">>> " + "x" * 80) == [">>> " + "x" * 80]
+    assert long_code_lines("y = 1  # " + "z" * 80) == ["y = 1  # " + "z" * 80]

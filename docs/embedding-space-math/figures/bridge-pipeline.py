@@ -1,10 +1,9 @@
 """The embedding step between tokenisation and attention, with shapes from a toy batch."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import FancyArrowPatch
-
-import llmmath as lm
 
 # A toy batch through the kernel: B = 2 texts, T = 4 tokens, V = 10 ids, d = 8.
 ids = np.array([[3, 7, 7, 1], [0, 2, 9, 4]])
@@ -40,13 +39,15 @@ texts = [
         ha="center",
         va="center",
         fontsize=8.5,
-        bbox=dict(boxstyle="round,pad=0.45", fc=stage[s][0], ec=stage[s][1], lw=1.5),
+        bbox=dict(
+            boxstyle="round,pad=0.45", fc=stage[s][0], ec=stage[s][1], lw=1.5
+        ),
     )
     for x, y, label, s in boxes
 ]
-for (a, b), arc in [(pair, 0.0) for pair in zip(range(8), range(1, 9), strict=True)] + [
-    ((7, 3), -0.25)
-]:
+for (a, b), arc in [
+    (pair, 0.0) for pair in zip(range(8), range(1, 9), strict=True)
+] + [((7, 3), -0.25)]:
     ax.add_patch(
         FancyArrowPatch(
             boxes[a][:2],
@@ -61,15 +62,32 @@ for (a, b), arc in [(pair, 0.0) for pair in zip(range(8), range(1, 9), strict=Tr
             zorder=5,
         )
     )
-ax.text(2.55, 0.5, "the same matrix\nwhen tied", color="tab:blue", fontsize=8, va="center")
+ax.text(
+    2.55,
+    0.5,
+    "the same matrix\nwhen tied",
+    color="tab:blue",
+    fontsize=8,
+    va="center",
+)
 for s, name in [
     ("tok", "tokenisation (previous lesson)"),
     ("emb", "this lesson"),
     ("attn", "attention (§7 and later lessons)"),
 ]:
-    ax.scatter([], [], marker="s", s=80, fc=stage[s][0], ec=stage[s][1], label=name)
-ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.02), ncol=3, frameon=False, fontsize=8.5)
+    ax.scatter(
+        [], [], marker="s", s=80, fc=stage[s][0], ec=stage[s][1], label=name
+    )
+ax.legend(
+    loc="upper center",
+    bbox_to_anchor=(0.5, -0.02),
+    ncol=3,
+    frameon=False,
+    fontsize=8.5,
+)
 ax.set(
-    xlim=(-0.4, 4.9), ylim=(-0.45, 1.4), title="From text to logits: where the embedding step sits"
+    xlim=(-0.4, 4.9),
+    ylim=(-0.45, 1.4),
+    title="From text to logits: where the embedding step sits",
 )
 ax.axis("off")

@@ -1,9 +1,8 @@
 """Token ids on the integer line next to the same tokens' rows in a toy 2-D table."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
-
-import llmmath as lm
 
 vocab = ["the", "cat", "sat", "mat", "a", "dog", "ran", "rug"]
 E = np.array(
@@ -22,14 +21,20 @@ ids = np.arange(len(vocab))
 rows = lm.lookup(E, ids)
 pairs = [(5, 6, "tab:orange"), (1, 5, "tab:blue")]  # dog-ran, cat-dog
 
-fig, (ax_id, ax_row) = plt.subplots(1, 2, figsize=(8.0, 3.6), width_ratios=[1, 1.3])
+fig, (ax_id, ax_row) = plt.subplots(
+    1, 2, figsize=(8.0, 3.6), width_ratios=[1, 1.3]
+)
 ax_id.scatter(ids, np.zeros_like(ids), color="0.3", zorder=3)
 for i, w in enumerate(vocab):
-    ax_id.annotate(w, (i, 0), xytext=(0, 8), textcoords="offset points", ha="center")
+    ax_id.annotate(
+        w, (i, 0), xytext=(0, 8), textcoords="offset points", ha="center"
+    )
 ax_row.scatter(rows[:, 0], rows[:, 1], color="0.3", zorder=3)
 for i, w in enumerate(vocab):
     below = w in ("the", "ran")  # keep labels of nearby points apart
-    ax_row.annotate(w, rows[i], xytext=(6, -12 if below else 4), textcoords="offset points")
+    ax_row.annotate(
+        w, rows[i], xytext=(6, -12 if below else 4), textcoords="offset points"
+    )
 for a, b, c in pairs:
     gap = abs(a - b)
     dist = float(lm.euclidean(rows[a], rows[b]))

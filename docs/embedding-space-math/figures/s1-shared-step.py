@@ -1,9 +1,8 @@
 """One gradient step on a shared linear head, taken for the pair (cat -> sat) only."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
-
-import llmmath as lm
 
 vocab = ["the", "cat", "sat", "mat", "a", "dog", "ran", "rug"]
 E = np.array(
@@ -28,10 +27,19 @@ order = np.argsort(sim)  # tokens from least to most similar to "cat"
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 colors = ["tab:blue" if s > 0 else "tab:orange" for s in sim[order]]
 bars = ax.bar([vocab[i] for i in order], delta[order], color=colors)
-ax.bar_label(bars, labels=[f"{s:+.2f}" for s in sim[order]], padding=2, fontsize=8)
+ax.bar_label(
+    bars, labels=[f"{s:+.2f}" for s in sim[order]], padding=2, fontsize=8
+)
 ax.axhline(0, color="0.4", lw=0.8)
-ax.bar(0, 0, color="tab:blue", label="row has positive dot product with cat's row")
-ax.bar(0, 0, color="tab:orange", label="row has negative dot product with cat's row")
+ax.bar(
+    0, 0, color="tab:blue", label="row has positive dot product with cat's row"
+)
+ax.bar(
+    0,
+    0,
+    color="tab:orange",
+    label="row has negative dot product with cat's row",
+)
 ax.set(
     xlabel="token b (bar label: dot product of its row with cat's row)",
     ylabel="change in log p(sat | b)",

@@ -1,10 +1,9 @@
 """Embedding parameters of three familiar models, with the output layer tied or untied."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
-
-import llmmath as lm
 
 # name, vocabulary size V, width d, learned position rows, ties its output layer?
 models = [
@@ -13,8 +12,14 @@ models = [
     ("LLaMA 7B", 32000, 4096, 0, False),
 ]
 x = np.arange(len(models))
-tied = [lm.param_count(V, d, tied=True, n_positions=P) / 1e6 for _, V, d, P, _ in models]
-untied = [lm.param_count(V, d, tied=False, n_positions=P) / 1e6 for _, V, d, P, _ in models]
+tied = [
+    lm.param_count(V, d, tied=True, n_positions=P) / 1e6
+    for _, V, d, P, _ in models
+]
+untied = [
+    lm.param_count(V, d, tied=False, n_positions=P) / 1e6
+    for _, V, d, P, _ in models
+]
 
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
 w = 0.38
@@ -26,7 +31,9 @@ for k, (*_, ties) in enumerate(models):
     used.set_linewidth(1.5)
     used.set_hatch("//")
 ax.bar_label(bars_t, labels=[f"{v:.1f}" for v in tied], fontsize=8, padding=2)
-ax.bar_label(bars_u, labels=[f"{v:.1f}" for v in untied], fontsize=8, padding=2)
+ax.bar_label(
+    bars_u, labels=[f"{v:.1f}" for v in untied], fontsize=8, padding=2
+)
 ax.set_xticks(x, [m[0] for m in models])
 ax.set_ylabel("embedding parameters (millions)")
 ax.set_ylim(0, max(untied) * 1.15)
@@ -34,7 +41,12 @@ ax.set_title("Token (+ learned position) embedding parameters")
 handles = [
     Patch(color="tab:blue", label="tied: output layer is E"),
     Patch(color="tab:orange", label="untied: separate W"),
-    Patch(facecolor="white", edgecolor="black", hatch="//", label="the model's actual choice"),
+    Patch(
+        facecolor="white",
+        edgecolor="black",
+        hatch="//",
+        label="the model's actual choice",
+    ),
 ]
 ax.legend(handles=handles, frameon=False, loc="upper left")
 fig.tight_layout()

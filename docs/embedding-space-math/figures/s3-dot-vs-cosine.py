@@ -1,21 +1,34 @@
 """Dot product vs cosine: a long row beats the aligned row under the dot product."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
 
-import llmmath as lm
-
 h = np.array([2.0, 0.0])  # query (a hidden state), shape (d,) = (2,)
-W = np.array([[1.0, 0.0], [3.0, 3.0], [0.6, 0.8], [-2.0, 1.0]])  # rows w_j, shape (4, 2)
+W = np.array(
+    [[1.0, 0.0], [3.0, 3.0], [0.6, 0.8], [-2.0, 1.0]]
+)  # rows w_j, shape (4, 2)
 names = ["w0 aligned", "w1 long", "w2 unit", "w3 opposed"]
 dots, coss = lm.dot(W, h), lm.cosine(W, h)
 
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.2, 3.6), gridspec_kw={"width_ratios": [1, 1.3]})
-ax1.annotate("", xy=h, xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": "gray", "lw": 5})
+fig, (ax1, ax2) = plt.subplots(
+    1, 2, figsize=(7.2, 3.6), gridspec_kw={"width_ratios": [1, 1.3]}
+)
+ax1.annotate(
+    "",
+    xy=h,
+    xytext=(0, 0),
+    arrowprops={"arrowstyle": "->", "color": "gray", "lw": 5},
+)
 ax1.text(*h, "  h", va="center")
-for (x, y), name, color in zip(W, names, ["tab:blue", "tab:orange", "tab:green", "tab:purple"]):
+for (x, y), name, color in zip(
+    W, names, ["tab:blue", "tab:orange", "tab:green", "tab:purple"]
+):
     ax1.annotate(
-        "", xy=(x, y), xytext=(0, 0), arrowprops={"arrowstyle": "->", "color": color, "lw": 2}
+        "",
+        xy=(x, y),
+        xytext=(0, 0),
+        arrowprops={"arrowstyle": "->", "color": color, "lw": 2},
     )
     ax1.text(x, y + 0.15, name.split()[0], color=color, ha="center")
 ax1.set(
@@ -28,7 +41,9 @@ ax1.set(
 )
 
 x = np.arange(len(W))
-ax2.bar(x - 0.2, dots, 0.4, color="tab:orange", label="dot product $h^\\top w_j$")
+ax2.bar(
+    x - 0.2, dots, 0.4, color="tab:orange", label="dot product $h^\\top w_j$"
+)
 ax2.bar(x + 0.2, coss, 0.4, color="tab:blue", label="cosine $\\cos\\theta_j$")
 ax2.axhline(0, color="gray", lw=0.8)
 ax2.set_xticks(x, names, rotation=20)

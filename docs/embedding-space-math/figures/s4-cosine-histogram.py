@@ -1,18 +1,22 @@
 """§4.3: pairwise cosines of rows that share a mean offset, before and after centring."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
-
-import llmmath as lm
 
 rng = np.random.default_rng(2)
 n, d = 300, 64
 mean_dir = lm.normalize(rng.normal(size=d))
-X = rng.normal(size=(n, d)) + 8.0 * mean_dir  # isotropic cloud pushed along one direction
+X = (
+    rng.normal(size=(n, d)) + 8.0 * mean_dir
+)  # isotropic cloud pushed along one direction
 pairs = np.triu_indices(n, k=1)  # each pair i < j once
 
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
-for M, name, colour in [(X, "raw", "tab:orange"), (lm.center(X), "centred", "tab:blue")]:
+for M, name, colour in [
+    (X, "raw", "tab:orange"),
+    (lm.center(X), "centred", "tab:blue"),
+]:
     cos = lm.similarity_matrix(M, M)[pairs]
     ax.hist(
         cos,

@@ -1,11 +1,12 @@
 """One softmax step in 2-D: the target row is pulled along h, the other rows pushed against it."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
 
-import llmmath as lm
-
-W = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])  # output rows w_0, w_1, w_2
+W = np.array(
+    [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]]
+)  # output rows w_0, w_1, w_2
 h = np.array([1.0, 0.5])  # hidden state
 y = 1  # target token
 lr = 1.0
@@ -19,7 +20,13 @@ colors = ["tab:blue", "tab:orange", "tab:purple"]
 for j, (w, s, c) in enumerate(zip(W, step, colors)):
     role = "target" if j == y else "other"
     ax.quiver(0, 0, *w, color=c, alpha=0.45, **arrow)
-    ax.quiver(*w, *s, color=c, label=f"$w_{j}$ ({role}, $p_{j}$={p[j]:.2f}) and its step", **arrow)
+    ax.quiver(
+        *w,
+        *s,
+        color=c,
+        label=f"$w_{j}$ ({role}, $p_{j}$={p[j]:.2f}) and its step",
+        **arrow,
+    )
     ax.plot(*(w + s), "o", color=c, markersize=4)
 ax.axhline(0, color="0.85", lw=0.8)
 ax.axvline(0, color="0.85", lw=0.8)
@@ -28,5 +35,7 @@ ax.set_ylim(-0.9, 1.6)
 ax.set_aspect("equal")
 ax.set_xlabel("coordinate 1")
 ax.set_ylabel("coordinate 2")
-ax.set_title(r"Step $-\eta\,(p_j - 1[j=y])\,h$ on each output row ($\eta = 1$)")
+ax.set_title(
+    r"Step $-\eta\,(p_j - 1[j=y])\,h$ on each output row ($\eta = 1$)"
+)
 ax.legend(loc="lower left", fontsize=8, frameon=False)

@@ -1,9 +1,8 @@
 """Attention weights over six keys sharpen onto the top-scoring key as the temperature falls."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
-
-import llmmath as lm
 
 # The same query and unit-norm keys as the worked example of section 7.2.
 K = np.array(
@@ -26,8 +25,12 @@ fig, ax = plt.subplots(figsize=(6.4, 3.6))
 x = np.arange(len(K))
 width = 0.2
 for i, (tau, label, color) in enumerate(zip(temperatures, labels, colors)):
-    _, w = lm.scaled_dot_product_attention(q[None], K, V, scale=1 / (tau * np.sqrt(4)))
-    ax.bar(x + (i - 1.5) * width, w[0], width, color=color, label=f"τ = {label}")
+    _, w = lm.scaled_dot_product_attention(
+        q[None], K, V, scale=1 / (tau * np.sqrt(4))
+    )
+    ax.bar(
+        x + (i - 1.5) * width, w[0], width, color=color, label=f"τ = {label}"
+    )
 scores = K @ q
 ax.set_xticks(x, [f"key {j}\nq·k = {s:g}" for j, s in enumerate(scores)])
 ax.set(

@@ -1,9 +1,8 @@
 """Two clusters that overlap on PC1-PC2 separate cleanly on PC3."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
-
-import llmmath as lm
 
 # The same planted data as the worked example of section 7.4.
 rng = np.random.default_rng(7)
@@ -28,7 +27,15 @@ for ax, j in zip(axes, [1, 2]):
             alpha=0.7,
             label=f"cluster {label}",
         )
-    ax.set(xlabel=f"PC1 ({evr[0]:.0%} of variance)", ylabel=f"PC{j + 1} ({evr[j]:.0%} of variance)")
+    ax.set(
+        xlabel=f"PC1 ({evr[0]:.0%} of variance)",
+        ylabel=f"PC{j + 1} ({evr[j]:.0%} of variance)",
+    )
 axes[0].set_title("PC1 vs PC2: clusters overlap")
 axes[1].set_title("PC1 vs PC3: clusters separate")
-fig.legend(*axes[0].get_legend_handles_labels(), loc="outside lower center", ncol=2, frameon=False)
+fig.legend(
+    *axes[0].get_legend_handles_labels(),
+    loc="outside lower center",
+    ncol=2,
+    frameon=False,
+)

@@ -1,9 +1,8 @@
 """Norm and similarity dashboard of an input table learning a shared (unigram) direction."""
 
+import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
-
-import llmmath as lm
 
 rng = np.random.default_rng(8)  # the same toy run as in section 8.3
 V, d = 40, 16
@@ -12,7 +11,11 @@ W = rng.normal(scale=0.3, size=(V, d))  # frozen head
 unigram = 1 / np.arange(1, V + 1)
 unigram /= unigram.sum()
 xs = np.repeat(np.arange(V), 50)
-ys = np.where(rng.random(xs.size) < 0.5, (xs + 1) % V, rng.choice(V, size=xs.size, p=unigram))
+ys = np.where(
+    rng.random(xs.size) < 0.5,
+    (xs + 1) % V,
+    rng.choice(V, size=xs.size, p=unigram),
+)
 log = []
 for _step in range(201):
     log.append(lm.norm_report(E))
@@ -32,7 +35,12 @@ ax1.fill_between(
     alpha=0.2,
     label="± std",
 )
-ax1.plot(steps, curve["mean_row_norm"], color="tab:orange", label="norm of the mean row")
+ax1.plot(
+    steps,
+    curve["mean_row_norm"],
+    color="tab:orange",
+    label="norm of the mean row",
+)
 ax1.set_xlabel("training step")
 ax1.set_ylabel("length")
 ax1.legend(frameon=False, fontsize=8)
