@@ -5,14 +5,20 @@ The files come from ``node_modules/katex/dist`` (installed from the lock file by
 copy of a third-party library is committed and no page asks a CDN for them.
 Only the woff2 fonts are shipped: every browser that runs KaTeX reads woff2,
 and the css lists it first, so the older formats are never requested.
+
+It also keeps inline math together with the punctuation that touches it: a
+typeset formula is an atomic box, so a browser would otherwise break a line
+between $x$ and the comma after it, or between an opening bracket and $x$.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 
 log = logging.getLogger("mkdocs.hooks.katex")
@@ -29,3 +35,24 @@ def on_files(files: Files, config) -> Files:
         uri = "assets/katex/" + path.relative_to(DIST).as_posix()
         files.append(File.generated(config, uri, abs_src_path=str(path)))
     return files
+
+
+# Inline math as arithmatex leaves it (plain TeX inside; KaTeX runs in the
+# browser), with a touching opening bracket before or punctuation after.
+STICKY_MATH = re.compile(
+    r'(?P<before>[(\[]?)(?P<math><span class="arithmatex">[^<]*</span>)(?P<after>[,.;:!?)\]]*)'
+)
+
+
+def keep_punctuation_with_math(html: str) -> str:
+    def wrap(m: re.Match) -> str:
+        if not (m["before"] or m["after"]):
+            return m[0]
+        return f'<span class="mfl-nobr">{m[0]}</span>'
+
+    return STICKY_MATH.sub(wrap, html)
+
+
+@event_priority(-50)  # after hooks/notebook.py has marked up the notebook's math
+def on_page_content(html: str, page, config, files) -> str:
+    return keep_punctuation_with_math(html)

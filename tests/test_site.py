@@ -188,3 +188,26 @@ def test_search_reads_the_same_text_from_plain_code_blocks(site_dir):
         assert sections(plain_code(article[1])) == sections(article[1]), page
         checked += 1
     assert checked >= 15
+
+
+def test_inline_math_keeps_touching_punctuation():
+    keep = _load_hook("katex").keep_punctuation_with_math
+    m = '<span class="arithmatex">\\(x\\)</span>'
+    assert keep(f"a {m}, b") == f'a <span class="mfl-nobr">{m},</span> b'
+    assert keep(f"({m})") == f'<span class="mfl-nobr">({m})</span>'
+    assert keep(f"a {m} b") == f"a {m} b"  # nothing touches it: left alone
+
+
+def test_no_built_page_leaves_punctuation_loose_after_math(site_dir):
+    loose = re.compile(r'<span class="arithmatex">[^<]*</span>[,.;:)]')
+    wrapped = re.compile(
+        r'<span class="mfl-nobr">[(\[]?<span class="arithmatex">[^<]*</span>[,.;:!?)\]]*</span>'
+    )
+    offenders = {}
+    for page in html_pages(site_dir):
+        text = page.read_text(encoding="utf-8")
+        inside = [(m.start(), m.end()) for m in wrapped.finditer(text)]
+        bare = [m for m in loose.finditer(text) if not any(a < m.start() < b for a, b in inside)]
+        if bare:
+            offenders[str(page.relative_to(site_dir))] = bare[0].group(0)
+    assert not offenders
