@@ -5,10 +5,10 @@ including ones with attributes such as ``python title="x.py"``: sybil's stock
 Markdown parser only takes a bare ``python`` tag and silently ignores the
 rest, so this file widens it. A block that starts with ``>>>`` is a doctest
 (output checked, floats compared to the written precision: see
-``WrittenPrecisionChecker``); any other block
-runs as a script and proves its point with ``assert``. The namespace is
-shared down a page. ``tests/test_docs_guard.py`` checks that nothing
-python-like escapes collection and that every skip gives a reason.
+``WrittenPrecisionChecker``); any other block runs as a script and proves its
+point with ``assert``. The namespace is shared down a page.
+``tests/test_docs_guard.py`` checks that nothing python-like escapes
+collection and that every skip gives a reason.
 """
 
 from __future__ import annotations
@@ -31,7 +31,10 @@ INFO_TAG = re.compile(r"^\s*\{?\s*\.?([\w+-]+)")
 
 
 def fence_tag(info: str) -> str:
-    """The language tag of a fence's info string: ``python title="a.py"`` -> ``python``."""
+    """The language tag of a fence's info string.
+
+    ``python title="a.py"`` -> ``python``.
+    """
     match = INFO_TAG.match(info)
     return match.group(1).lower() if match else ""
 
@@ -52,15 +55,15 @@ class PythonExamplesParser(PythonCodeBlockParser):
 
 
 class WrittenPrecisionChecker(OutputChecker):
-    """``NUMBER`` as "equal when rounded to the digits written", not "within one unit".
+    """``NUMBER`` as "equal when rounded to the digits written".
 
-    Sybil's ``NUMBER`` accepts a float within ``10**-digits`` of the written
-    one, so ``0.87`` passes for anything in [0.86, 0.88], and numpy's ``1.``
-    (no digits after the point) for anything in [0, 2]: a page could print a
-    wrong value and still pass. Here the tolerance is half a unit of the last
-    written digit, and a bare ``1.`` (numpy's form for a float that is whole to
-    its 8 printed digits, ``docs`` sets ``precision=8``) must be whole to 8
-    digits as well.
+    Not "within one unit": sybil's ``NUMBER`` accepts a float within
+    ``10**-digits`` of the written one, so ``0.87`` passes for anything in
+    [0.86, 0.88], and numpy's ``1.`` (no digits after the point) for anything
+    in [0, 2]: a page could print a wrong value and still pass. Here the
+    tolerance is half a unit of the last written digit, and a bare ``1.``
+    (numpy's form for a float that is whole to its 8 printed digits, ``docs``
+    sets ``precision=8``) must be whole to 8 digits as well.
     """
 
     def _remove_unwanted_precision(self, want: str, got: str) -> str:
@@ -74,9 +77,8 @@ class WrittenPrecisionChecker(OutputChecker):
                 w.group("fraction"),
                 w.group("exponent1") or w.group("exponent2"),
             )
-            if (
-                fraction is None and exponent is None
-            ):  # numpy's "1.": whole to 8 digits
+            # numpy's "1.": whole to 8 digits
+            if fraction is None and exponent is None:
                 precision = 8
             else:
                 precision = len(fraction or "") - int(exponent or 0)
@@ -126,5 +128,6 @@ def make_sybil() -> Sybil:
 
 pytest_collect_file = make_sybil().pytest()
 
-# Figure scripts are run by the build hook and by tests/test_figures.py, not collected here.
+# Figure scripts are run by the build hook and by tests/test_figures.py, not
+# collected here.
 collect_ignore_glob = ["**/figures/*.py"]

@@ -1,4 +1,4 @@
-"""The embedding step between tokenisation and attention, with shapes from a toy batch."""
+"""The embedding step between tokenisation and attention, toy-batch shapes."""
 
 import llmmath as lm
 import matplotlib.pyplot as plt

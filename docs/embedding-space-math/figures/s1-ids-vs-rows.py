@@ -1,4 +1,4 @@
-"""Token ids on the integer line next to the same tokens' rows in a toy 2-D table."""
+"""Token ids on the integer line next to their rows in a toy 2-D table."""
 
 import llmmath as lm
 import matplotlib.pyplot as plt

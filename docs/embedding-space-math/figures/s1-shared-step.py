@@ -1,4 +1,4 @@
-"""One gradient step on a shared linear head, taken for the pair (cat -> sat) only."""
+"""One gradient step on a shared linear head, taken for (cat -> sat) only."""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
@@ -44,7 +44,9 @@ ax.set(
     xlabel="token b (bar label: dot product of its row with cat's row)",
     ylabel="change in log p(sat | b)",
     ylim=(-1.3, 2.5),
-    title="One step taught on (cat -> sat) moves every token by its similarity",
+    title=(
+        "One step taught on (cat -> sat) moves every token by its similarity"
+    ),
 )
 ax.legend(loc="upper left", fontsize=8, frameon=False)
 fig.tight_layout()

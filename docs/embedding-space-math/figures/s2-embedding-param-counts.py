@@ -1,11 +1,11 @@
-"""Embedding parameters of three familiar models, with the output layer tied or untied."""
+"""Embedding parameters of three familiar models, output layer tied/untied."""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
 from matplotlib.patches import Patch
 
-# name, vocabulary size V, width d, learned position rows, ties its output layer?
+# name, vocabulary size V, width d, learned position rows, output layer tied?
 models = [
     ("GPT-2 small", 50257, 768, 1024, True),
     ("BERT-base", 30522, 768, 512, True),

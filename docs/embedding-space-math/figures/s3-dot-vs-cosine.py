@@ -1,13 +1,12 @@
-"""Dot product vs cosine: a long row beats the aligned row under the dot product."""
+"""Dot vs cosine: a long row beats the aligned row under the dot product."""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
 
 h = np.array([2.0, 0.0])  # query (a hidden state), shape (d,) = (2,)
-W = np.array(
-    [[1.0, 0.0], [3.0, 3.0], [0.6, 0.8], [-2.0, 1.0]]
-)  # rows w_j, shape (4, 2)
+# rows w_j, shape (4, 2)
+W = np.array([[1.0, 0.0], [3.0, 3.0], [0.6, 0.8], [-2.0, 1.0]])
 names = ["w0 aligned", "w1 long", "w2 unit", "w3 opposed"]
 dots, coss = lm.dot(W, h), lm.cosine(W, h)
 

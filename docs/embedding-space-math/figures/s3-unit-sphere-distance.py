@@ -9,10 +9,11 @@ n, d = 300, 16
 t = rng.uniform(-1.0, 1.0, size=(n, 1))  # how much v copies u: sets the angle
 U = rng.normal(size=(n, d))
 V = t * U + 0.6 * rng.normal(size=(n, d))  # pairs at angles across [0, pi]
+# unequal norms
 U, V = (
     U * rng.uniform(0.1, 0.5, (n, 1)),
     V * rng.uniform(0.1, 0.5, (n, 1)),
-)  # unequal norms
+)
 
 c_raw, dist_raw = lm.cosine(U, V), lm.euclidean(U, V)
 Un, Vn = lm.normalize(U), lm.normalize(V)

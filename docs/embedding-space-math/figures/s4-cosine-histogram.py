@@ -1,4 +1,7 @@
-"""§4.3: pairwise cosines of rows that share a mean offset, before and after centring."""
+"""§4.3: pairwise cosines, before and after centring.
+
+The rows share a mean offset.
+"""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
@@ -7,9 +10,8 @@ import numpy as np
 rng = np.random.default_rng(2)
 n, d = 300, 64
 mean_dir = lm.normalize(rng.normal(size=d))
-X = (
-    rng.normal(size=(n, d)) + 8.0 * mean_dir
-)  # isotropic cloud pushed along one direction
+# isotropic cloud pushed along one direction
+X = rng.normal(size=(n, d)) + 8.0 * mean_dir
 pairs = np.triu_indices(n, k=1)  # each pair i < j once
 
 fig, ax = plt.subplots(figsize=(6.4, 3.6))

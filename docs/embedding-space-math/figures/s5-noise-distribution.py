@@ -1,12 +1,14 @@
-"""Negative-sampling noise: raising counts to the 3/4 power moves mass from frequent to rare words."""
+"""Negative-sampling noise.
+
+Raising counts to the 3/4 power moves mass from frequent to rare words.
+"""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
 
-counts = np.array(
-    [1000, 300, 100, 30, 10, 1]
-)  # toy unigram counts, most frequent first
+# toy unigram counts, most frequent first
+counts = np.array([1000, 300, 100, 30, 10, 1])
 ranks = np.arange(len(counts))
 p_unigram = lm.noise_distribution(counts, power=1.0)
 p_noise = lm.noise_distribution(counts, power=0.75)

@@ -1,12 +1,14 @@
-"""One softmax step in 2-D: the target row is pulled along h, the other rows pushed against it."""
+"""One softmax step in 2-D.
+
+The target row is pulled along h, the other rows pushed against it.
+"""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
 import numpy as np
 
-W = np.array(
-    [[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]]
-)  # output rows w_0, w_1, w_2
+# output rows w_0, w_1, w_2
+W = np.array([[1.0, 0.0], [0.0, 1.0], [-1.0, 0.5]])
 h = np.array([1.0, 0.5])  # hidden state
 y = 1  # target token
 lr = 1.0

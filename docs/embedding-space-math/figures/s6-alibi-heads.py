@@ -1,4 +1,7 @@
-"""ALiBi biases of a steep and a shallow head (8 heads, 12 positions), one colour scale."""
+"""ALiBi biases of a steep and a shallow head, on one colour scale.
+
+Heads 0 and 7 of 8, over 12 positions.
+"""
 
 import llmmath as lm
 import matplotlib.pyplot as plt

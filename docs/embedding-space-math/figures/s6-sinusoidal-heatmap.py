@@ -5,9 +5,8 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 n_positions, d_model = 128, 64
-PE = lm.sinusoidal(
-    n_positions, d_model
-)  # (64, 64), interleaved sin/cos columns
+# (128, 64), interleaved sin/cos columns
+PE = lm.sinusoidal(n_positions, d_model)
 
 fig, ax = plt.subplots(figsize=(6.4, 4.6))
 im = ax.imshow(

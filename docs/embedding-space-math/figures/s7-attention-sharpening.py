@@ -1,4 +1,7 @@
-"""Attention weights over six keys sharpen onto the top-scoring key as the temperature falls."""
+"""Attention weights over six keys sharpen as the temperature falls.
+
+They gather onto the top-scoring key.
+"""
 
 import llmmath as lm
 import matplotlib.pyplot as plt

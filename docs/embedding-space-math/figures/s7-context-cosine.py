@@ -1,4 +1,7 @@
-"""Cosine between one token's states in two contexts, layer by layer, in random residual stacks."""
+"""Cosine between one token's states in two contexts, layer by layer.
+
+Measured in random residual stacks.
+"""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
@@ -6,13 +9,12 @@ import numpy as np
 
 
 def context_cosines(seed, sigma=0.5, n_layers=8, d=16):
-    """The toy stack of section 7.3: random causal attention layers plus residuals."""
+    """The toy stack of §7.3: random causal attention layers plus residuals."""
     rng = np.random.default_rng(seed)
     E = rng.normal(size=(10, d))  # embedding table (V=10, d)
     Ws = rng.normal(scale=sigma / np.sqrt(d), size=(n_layers, 4, d, d))
-    H = lm.lookup(
-        E, [[1, 2, 3, 0], [4, 5, 6, 0]]
-    )  # both contexts as a batch: (2, T=4, d)
+    # both contexts as a batch: (2, T=4, d)
+    H = lm.lookup(E, [[1, 2, 3, 0], [4, 5, 6, 0]])
     states = [H[:, -1]]  # the shared token's two states, (2, d) per layer
     for W_Q, W_K, W_V, W_O in Ws:  # one toy attention sublayer f_l
         f = (

@@ -1,4 +1,7 @@
-"""Per-row int8 round trip: the worst error of each row stays under s/2 = max|x|/254."""
+"""Per-row int8 round trip.
+
+The worst error of each row stays under s/2 = max|x|/254.
+"""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
@@ -10,9 +13,8 @@ E = rng.normal(scale=0.02, size=(V, d)) * np.exp(
     rng.normal(scale=0.5, size=(V, 1))
 )
 spiked = rng.choice(V, size=20, replace=False)
-E[spiked, 0] = rng.uniform(
-    0.3, 0.6, size=20
-)  # one large entry in each of these rows
+# one large entry in each of these rows
+E[spiked, 0] = rng.uniform(0.3, 0.6, size=20)
 q, scale = lm.quantize_int8(E)
 max_err = np.abs(E - lm.dequantize(q, scale)).max(axis=1)
 absmax = np.abs(E).max(axis=1)

@@ -1,4 +1,7 @@
-"""Norm and similarity dashboard of an input table learning a shared (unigram) direction."""
+"""Norm and similarity dashboard of an input table.
+
+The table learns a shared (unigram) direction.
+"""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
