@@ -128,8 +128,7 @@ def long_code_lines(source: str) -> list[str]:
     return [
         line
         for line in source.splitlines()
-        if len(line) > CODE_WIDTH
-        and (not doctest or line.lstrip().startswith((">>>", "...")))
+        if len(line) > CODE_WIDTH and (not doctest or line.lstrip().startswith((">>>", "...")))
     ]
 
 
