@@ -256,7 +256,17 @@ def on_pre_build(config) -> None:
     _STATS.clear()
 
 
+# Short inline code such as `(T, d_model)` reads as one token; a line break at
+# its space splits a shape in two. Longer spans may still wrap (narrow screens).
+SHORT_INLINE_CODE = re.compile(r"<code>(?=[^<]{1,30}</code>)")
+
+
+def keep_short_code_whole(html_text: str) -> str:
+    return SHORT_INLINE_CODE.sub('<code class="mfl-nowrap">', html_text)
+
+
 def on_page_content(html_text: str, page, config, files) -> str:
+    html_text = keep_short_code_whole(html_text)
     _CONTENT[page.file.src_uri] = html_text
     if not is_lesson(page):
         return html_text

@@ -78,3 +78,10 @@ def test_reading_time_markers_are_filled_from_the_measured_pages():
     assert out == '<td><span class="mfl-reading-time">≈ 6 min</span></td>'
     with pytest.raises(reader.PluginError, match="names no page"):
         reader.on_post_page("<!-- reading-time: missing.md -->", page("les/index.md"), None)
+
+
+def test_short_inline_code_is_kept_whole():
+    html = "<p>shape <code>(T, d_model)</code> and <code>" + "x " * 20 + "</code></p>"
+    out = reader.keep_short_code_whole(html)
+    assert '<code class="mfl-nowrap">(T, d_model)</code>' in out
+    assert "<code>x x" in out  # a long span may still wrap
