@@ -38,7 +38,8 @@ namespace), so the prescreen can only find kills that the full command would
 also find; survivors are always confirmed by the full command.
 
 Other options: ``--resume`` keeps the existing sessions and runs only what is
-pending (e.g. after an interrupted run); ``--retest-survivors`` re-runs the
+pending (a session made from an older version of its module, by the
+``.source-sha256`` stamp beside it, is started afresh instead) (e.g. after an interrupted run); ``--retest-survivors`` re-runs the
 survivors of the existing sessions (after adding examples); ``--report-only``
 prints the report of the existing sessions; ``--fail-under PCT`` exits 1 when
 the overall kill ratio of a complete run is below PCT.
@@ -48,6 +49,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import hashlib
 import os
 import shlex
 import shutil
@@ -170,11 +172,30 @@ def write_module_config(
     path.write_text(toml.dumps({"cosmic-ray": one}))
 
 
-def init_session(config: Path, session: Path) -> None:
+def source_stamp(session: Path) -> Path:
+    return session.with_suffix(".source-sha256")
+
+
+def source_digest(module: Path) -> str:
+    return hashlib.sha256(module.read_bytes()).hexdigest()
+
+
+def session_is_current(session: Path, module: Path) -> bool:
+    """A session may be resumed only against the module source it was made from.
+
+    cosmic-ray records mutants by position, so after an edit to the module an
+    old session would apply them to the wrong code.
+    """
+    stamp = source_stamp(session)
+    return session.exists() and stamp.exists() and stamp.read_text() == source_digest(module)
+
+
+def init_session(config: Path, session: Path, module: Path) -> None:
     session.unlink(missing_ok=True)
     subprocess.run(
         [str(BIN / "cosmic-ray"), "init", str(config), str(session)], cwd=ROOT, check=True
     )
+    source_stamp(session).write_text(source_digest(module))
 
 
 def skip_invalid(session: Path) -> int:
@@ -544,6 +565,9 @@ def main() -> int:
                 session, config = session_paths(module)
                 write_module_config(cfg, module, timeout, config)
                 keep = (args.resume or args.retest_survivors) and session.exists()
+                if keep and not session_is_current(session, module):
+                    print(f"{module.stem}: the module changed since its session; starting afresh")
+                    keep = False
                 if keep:
                     merge_shards(session)
                     if args.retest_survivors:
@@ -551,7 +575,7 @@ def main() -> int:
                 else:
                     for old in OUT.glob(f"{module.stem}.shard*.sqlite"):
                         old.unlink()
-                    init_session(config, session)
+                    init_session(config, session, module)
                 n = skip_invalid(session)  # cheap: only operators standing alone are checked
                 print(f"{module.stem}: {n} mutants are not valid Python; skipped", flush=True)
                 if args.prescreen:
