@@ -38,8 +38,9 @@ namespace), so the prescreen can only find kills that the full command would
 also find; survivors are always confirmed by the full command.
 
 Other options: ``--resume`` keeps the existing sessions and runs only what is
-pending (a session made from an older version of its module, by the
-``.source-sha256`` stamp beside it, is started afresh instead) (e.g. after an interrupted run); ``--retest-survivors`` re-runs the
+pending, e.g. after an interrupted run (a session made from an older version
+of its module, as the ``.source-sha256`` stamp beside it tells, is started
+afresh instead); ``--retest-survivors`` re-runs the
 survivors of the existing sessions (after adding examples); ``--report-only``
 prints the report of the existing sessions; ``--fail-under PCT`` exits 1 when
 the overall kill ratio of a complete run is below PCT.
