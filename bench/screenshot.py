@@ -123,6 +123,24 @@ def take(
             browser.close()
 
 
+def open_page(browser, base: str, page_path: str, scheme: str, width: int, height: int):
+    """A new context that may only reach ``base``, showing ``page_path`` with its math typeset.
+
+    Returns ``(context, page)``; the caller closes the context.
+    """
+    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    context.route(
+        "**/*",
+        lambda route: route.continue_() if route.request.url.startswith(base) else route.abort(),
+    )
+    page = context.new_page()
+    page.goto(base + page_path)
+    page.wait_for_function(
+        "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('.katex'))"
+    )
+    return context, page
+
+
 def shoot(
     browser,
     base: str,
@@ -137,19 +155,8 @@ def shoot(
     height: int = 900,
     full_page: bool = False,
 ) -> Path:
-    context = browser.new_context(viewport={"width": width, "height": height}, color_scheme=scheme)
+    context, page = open_page(browser, base, page_path, scheme, width, height)
     try:
-        context.route(
-            "**/*",
-            lambda route: (
-                route.continue_() if route.request.url.startswith(base) else route.abort()
-            ),
-        )
-        page = context.new_page()
-        page.goto(base + page_path)
-        page.wait_for_function(
-            "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('.katex'))"
-        )
         if notes:
             page.locator(".mfl-notes > summary").click()
             page.locator("#mfl-note-text").fill(

@@ -17,12 +17,9 @@ import re
 import sys
 from pathlib import Path
 
-from screenshot import SITE, launch, serve
+from screenshot import SITE, launch, open_page, serve
 
 ROOT = Path(__file__).resolve().parent.parent
-MATH_DONE = (
-    "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('.katex'))"
-)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -42,15 +39,7 @@ def main(argv: list[str] | None = None) -> int:
 
     with serve(args.site) as base, sync_playwright() as p:
         browser = launch(p)
-        context = browser.new_context(
-            viewport={"width": width, "height": height}, color_scheme=args.scheme
-        )
-        context.route(
-            "**/*", lambda r: r.continue_() if r.request.url.startswith(base) else r.abort()
-        )
-        page = context.new_page()
-        page.goto(base + args.page)
-        page.wait_for_function(MATH_DONE)
+        context, page = open_page(browser, base, args.page, args.scheme, width, height)
         if args.open_details:
             page.evaluate("() => document.querySelectorAll('details').forEach(d => d.open = true)")
         total = page.evaluate("() => document.documentElement.scrollHeight")
@@ -61,6 +50,7 @@ def main(argv: list[str] | None = None) -> int:
             out = args.out / f"{slug}-{args.scheme}-{n:02d}.png"
             page.screenshot(path=str(out))
             print(out)
+        context.close()
         browser.close()
     print(f"{n + 1} tiles, page height {total}px")
     return 0

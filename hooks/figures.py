@@ -11,28 +11,23 @@ the reader sees is the code that drew the picture. A figure without alt text
 fails the build.
 
 SVGs are deterministic (fixed hash salt, no date) and cached under
-``.cache/figures`` by the hash of the script and of the kernel it imports
-(``MFL_CACHE=off`` draws every figure afresh, as it turns off the
-notebook caches of ``hooks/notebook.py``).
+``.cache/figures`` (``hooks/buildcache.py``) by the hash of the script, of
+this hook, of matplotlib's version and of the kernel the script imports.
 """
 
 from __future__ import annotations
 
-import hashlib
 import io
-import os
 import re
 import runpy
 import textwrap
 from importlib.metadata import version
 from pathlib import Path
 
+import buildcache
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / ".cache" / "figures"
-KERNEL = ROOT / "src" / "llmmath"
 STYLE = {
     "svg.hashsalt": "math-for-llms",
     "svg.fonttype": "path",
@@ -51,14 +46,6 @@ IMAGE = re.compile(
 
 def figure_scripts(docs_dir: Path) -> list[Path]:
     return sorted(docs_dir.glob("**/figures/*.py"))
-
-
-def _cache_key(script: Path) -> str:
-    h = hashlib.sha256(version("matplotlib").encode())
-    h.update(Path(__file__).read_bytes())
-    for path in [script, *sorted(KERNEL.glob("*.py"))]:
-        h.update(path.read_bytes())
-    return h.hexdigest()[:20]
 
 
 def render(script: Path) -> bytes:
@@ -83,25 +70,20 @@ def render(script: Path) -> bytes:
     return buf.getvalue()
 
 
-def cached_render(script: Path) -> bytes:
-    if os.environ.get("MFL_CACHE") == "off":  # a clean build, as the reproducibility test wants
-        return render(script)
-    target = CACHE / f"{script.stem}-{_cache_key(script)}.svg"
-    if target.exists():
-        return target.read_bytes()
-    svg = render(script)
-    CACHE.mkdir(parents=True, exist_ok=True)
-    for stale in CACHE.glob(f"{script.stem}-*.svg"):  # drawn by an older script or kernel
-        stale.unlink()
-    target.write_bytes(svg)
-    return svg
+def cached_render(script: Path, kernel: str) -> bytes:
+    """``render(script)`` through the build cache; ``kernel`` is ``buildcache.kernel_digest()``."""
+    key = buildcache.digest(
+        [version("matplotlib"), Path(__file__).read_bytes(), script.read_bytes(), kernel]
+    )
+    return buildcache.cached("figures", script.stem, key, "svg", lambda: render(script))
 
 
 def on_files(files: Files, config) -> Files:
     docs_dir = Path(config["docs_dir"])
+    kernel = buildcache.kernel_digest()
     for script in figure_scripts(docs_dir):
         uri = script.relative_to(docs_dir).with_suffix(".svg").as_posix()
-        files.append(File.generated(config, uri, content=cached_render(script)))
+        files.append(File.generated(config, uri, content=cached_render(script, kernel)))
     return files
 
 

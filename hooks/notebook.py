@@ -25,9 +25,9 @@ change none of that, so this hook does it:
   an element of the built page, then to the custom properties those rules
   use (see ``prune_css``).
 
-Caches (``.cache/``, both skipped under ``MFL_CACHE=off``): the pruned page,
-by the hash of its input; and mkdocs-jupyter's executed notebooks, in one
-directory per version of the kernel source (see ``on_config``).
+Caches (``hooks/buildcache.py``, both skipped under ``MFL_CACHE=off``): the
+pruned page, by the hash of its input; and mkdocs-jupyter's executed
+notebooks, in one directory per version of the kernel source (``on_config``).
 
 The colours of code cells and prompts are set in ``docs/stylesheets/extra.css``
 (the site's code palette, for contrast in both schemes).
@@ -36,15 +36,14 @@ The colours of code cells and prompts are set in ``docs/stylesheets/extra.css``
 from __future__ import annotations
 
 import base64
-import hashlib
 import io
 import json
 import logging
-import os
 import re
 import shutil
 from pathlib import Path
 
+import buildcache
 import soupsieve
 import tinycss2
 from bs4 import BeautifulSoup
@@ -53,9 +52,6 @@ from PIL import Image
 
 log = logging.getLogger("mkdocs.hooks.notebook")
 
-ROOT = Path(__file__).resolve().parent.parent
-KERNEL = ROOT / "src" / "llmmath"
-CACHE = ROOT / ".cache"
 
 # ---------------------------------------------------------------------------
 # math
@@ -378,26 +374,18 @@ STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
 def prune_page_styles(output: str, where: str) -> str:
     """Replace the page's inline ``<style>`` blocks by one pruned block.
 
-    The result is cached in ``.cache/notebook-css`` by the hash of the page,
-    of this hook and of the CSS libraries' versions: pruning is a third of a
-    build, and a warm build gives it the same page. ``MFL_CACHE=off`` prunes
-    afresh.
+    Cached by the hash of the page, of this hook and of the CSS libraries'
+    versions: pruning is a third of a build, and a warm build gives it the
+    same page.
     """
-    if os.environ.get("MFL_CACHE") == "off":
-        return _prune_page_styles(output, where)
-    h = hashlib.sha256(output.encode())
-    h.update(Path(__file__).read_bytes())
-    h.update(f"{tinycss2.__version__} {soupsieve.__version__}".encode())
+    key = buildcache.digest(
+        [output, Path(__file__).read_bytes(), tinycss2.__version__, soupsieve.__version__]
+    )
     slug = re.sub(r"\W+", "-", where)
-    cached = CACHE / "notebook-css" / f"{slug}-{h.hexdigest()[:20]}.html"
-    if cached.exists():
-        return cached.read_text(encoding="utf-8")
-    pruned_page = _prune_page_styles(output, where)
-    cached.parent.mkdir(parents=True, exist_ok=True)
-    for stale in cached.parent.glob(f"{slug}-*.html"):
-        stale.unlink()
-    cached.write_text(pruned_page, encoding="utf-8")
-    return pruned_page
+    pruned = buildcache.cached(
+        "notebook-css", slug, key, "html", lambda: _prune_page_styles(output, where).encode()
+    )
+    return pruned.decode()
 
 
 def _prune_page_styles(output: str, where: str) -> str:
@@ -417,13 +405,6 @@ def _prune_page_styles(output: str, where: str) -> str:
 # ---------------------------------------------------------------------------
 
 
-def kernel_digest() -> str:
-    h = hashlib.sha256()
-    for path in sorted(KERNEL.glob("*.py")):
-        h.update(path.name.encode() + b"\0" + path.read_bytes())
-    return h.hexdigest()[:20]
-
-
 def on_config(config):
     # mkdocs-jupyter caches an executed notebook by the notebook's bytes and its
     # own options, not by the code the notebook imports: after a kernel change a
@@ -432,11 +413,11 @@ def on_config(config):
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None or not plugin.config["cache"]:
         return config
-    if os.environ.get("MFL_CACHE") == "off":  # a clean build: execute afresh
+    if not buildcache.enabled():  # a clean build: execute afresh
         plugin.config["cache"] = False
         return config
-    base = CACHE / "mkdocs-jupyter"
-    current = base / kernel_digest()
+    base = buildcache.CACHE / "mkdocs-jupyter"
+    current = base / buildcache.kernel_digest()
     if base.is_dir():
         for entry in base.iterdir():
             if entry != current:

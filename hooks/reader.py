@@ -45,6 +45,7 @@ from html.parser import HTMLParser
 
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
+from search import plain_code  # hooks/search.py (MkDocs runs hooks with hooks/ on sys.path)
 
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 15
@@ -149,21 +150,12 @@ class _Measure(HTMLParser):
             self.words += len(WORD.findall(data))
 
 
-PRE = re.compile(r"(<pre\b[^>]*>)(.*?)(</pre>)", re.S)
-TAG = re.compile(r"<[^>]+>")
-
-
-def _flatten_pre(match: re.Match) -> str:
-    text = html.unescape(TAG.sub("", match[2]))
-    return match[1] + html.escape(text, quote=False) + match[3]
-
-
 def measure(html_text: str) -> dict[str, int]:
     """Reading statistics of a page's HTML content (see the module docstring)."""
     m = _Measure()
     # Code blocks as plain text first: the highlighter's token spans are most
     # of a page's tags, and the parser only needs the lines they hold.
-    m.feed(PRE.sub(_flatten_pre, html_text))
+    m.feed(plain_code(html_text))
     m.close()
     words = m.words + INLINE_FORMULA_WORDS * m.inline
     seconds = (

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import sys
 from pathlib import Path
@@ -15,6 +16,26 @@ pytest_plugins = [] if "_hypothesis_pytestplugin" in sys.modules else ["_hypothe
 
 ROOT = Path(__file__).resolve().parent.parent
 SITE = ROOT / "site"
+
+# MkDocs runs each hook with hooks/ on sys.path, so hooks import their shared
+# pieces by name (buildcache, search); tests that load a hook need the same.
+sys.path.insert(0, str(ROOT / "hooks"))
+
+
+def load_file(relative: str):
+    """Import a hook or bench script by its path from the project root (once per session)."""
+    name = "mfl_" + relative.replace("/", "_").removesuffix(".py")
+    if name not in sys.modules:
+        spec = importlib.util.spec_from_file_location(name, ROOT / relative)
+        module = sys.modules[name] = importlib.util.module_from_spec(spec)  # dataclasses need it
+        spec.loader.exec_module(module)
+    return sys.modules[name]
+
+
+@pytest.fixture(scope="session")
+def load():
+    """``load("hooks/search.py")``: the module, as ``load_file`` imports it."""
+    return load_file
 
 
 @pytest.fixture(scope="session")

@@ -489,15 +489,11 @@ def test_axe_finds_no_serious_violations_on_any_page(browser, base_url, site_dir
     assert not problems, "\n".join(problems)
 
 
-_bench_spec = importlib.util.spec_from_file_location("mfl_bench_site", ROOT / "bench" / "site.py")
-bench_site = importlib.util.module_from_spec(_bench_spec)
-_bench_spec.loader.exec_module(bench_site)
-
-
 @pytest.mark.parametrize("path", [LESSON, "embedding-space-math/theory/"])
-def test_first_visit_fetches_what_the_weight_budget_counts(browser, base_url, site_dir, path):
+def test_first_visit_fetches_what_the_weight_budget_counts(browser, base_url, site_dir, path, load):
     """bench/site.py's ``first_load`` lists every request a first visit makes (fonts aside),
     and the search index waits until search is used (docs/javascripts/lazy-search.js)."""
+    bench_site = load("bench/site.py")
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
     watch = Watch(base_url)
     context.route("**/*", watch.route)

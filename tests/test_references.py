@@ -68,14 +68,8 @@ def test_every_url_is_well_formed():
     assert not bad, bad
 
 
-def test_touching_citation_marks_get_a_comma():
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location(
-        "hook_bibliography", Path(__file__).resolve().parent.parent / "hooks" / "bibliography.py"
-    )
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)
+def test_touching_citation_marks_get_a_comma(load):
+    hook = load("hooks/bibliography.py")
     mark = '<sup id="fnref:{0}"><a class="footnote-ref" href="#fn:{0}">{1}</a></sup>'
     two = mark.format("a", 1) + mark.format("b", 2)
     assert hook.separate_citations(two) == (

@@ -4,7 +4,6 @@ images carry alt text, lesson pages stay within the first-visit weight budget.""
 from __future__ import annotations
 
 import html
-import importlib.util
 import json
 import re
 import subprocess
@@ -112,16 +111,9 @@ def test_every_lesson_page_links_to_its_theory_notebook(site_dir):
         assert re.search(r'href="(\.\./)?theory/"', text), f"{page}: no link to the theory notebook"
 
 
-def _bench_site():
-    spec = importlib.util.spec_from_file_location("mfl_bench_site", ROOT / "bench" / "site.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_every_lesson_page_is_within_the_first_load_budget(site_dir):
+def test_every_lesson_page_is_within_the_first_load_budget(site_dir, load):
     """300 KB gzipped on a first visit, figures included, fonts excluded (bench/site.py)."""
-    bench = _bench_site()
+    bench = load("bench/site.py")
     pages = bench.lesson_pages(site_dir)
     assert len(pages) >= 10
     heavy = {}
@@ -161,18 +153,11 @@ def test_every_image_has_alt_text(site_dir):
     assert not missing, "\n".join(missing)
 
 
-def _load_hook(name: str):
-    spec = importlib.util.spec_from_file_location(f"hook_{name}", ROOT / "hooks" / f"{name}.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def test_search_reads_the_same_text_from_plain_code_blocks(site_dir):
+def test_search_reads_the_same_text_from_plain_code_blocks(site_dir, load):
     """hooks/search.py hands the search plugin plain-text code blocks: the index must not change."""
     from material.plugins.search.plugin import Parser
 
-    plain_code = _load_hook("search").plain_code
+    plain_code = load("hooks/search.py").plain_code
 
     def sections(content: str) -> list[tuple]:
         parser = Parser()
@@ -190,8 +175,8 @@ def test_search_reads_the_same_text_from_plain_code_blocks(site_dir):
     assert checked >= 15
 
 
-def test_inline_math_keeps_touching_punctuation():
-    keep = _load_hook("katex").keep_punctuation_with_math
+def test_inline_math_keeps_touching_punctuation(load):
+    keep = load("hooks/katex.py").keep_punctuation_with_math
     m = '<span class="arithmatex">\\(x\\)</span>'
     assert keep(f"a {m}, b") == f'a <span class="mfl-nobr">{m},</span> b'
     assert keep(f"({m})") == f'<span class="mfl-nobr">({m})</span>'
