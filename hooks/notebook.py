@@ -25,9 +25,10 @@ change none of that, so this hook does it:
   an element of the built page, then to the custom properties those rules
   use (see ``prune_css``).
 
-Caches (``hooks/buildcache.py``, both skipped under ``MFL_CACHE=off``): the
-pruned page, by the hash of its input; and mkdocs-jupyter's executed
-notebooks, in one directory per version of the kernel source (``on_config``).
+Caches (``hooks/buildcache.py``, all skipped under ``MFL_CACHE=off``): the
+pruned page, by the hash of its input; the palette PNGs, by the hash of each
+drawn PNG; and mkdocs-jupyter's executed notebooks, in one directory per
+version of the kernel source (``on_config``).
 
 The colours of code cells and prompts are set in ``docs/stylesheets/extra.css``
 (the site's code palette, for contrast in both schemes).
@@ -151,8 +152,10 @@ def fix_figures(html: str, notebook: Path) -> str:
         tag = re.sub(r'\salt="[^"]*"', "", tag).replace("<img", f'<img alt="{alt}"', 1)
         png = PNG_SRC.search(tag)
         if png:
-            data = base64.b64decode(png["data"])
-            small = base64.b64encode(smaller_png(data)).decode()
+            small = _PNGS.get(
+                buildcache.digest([png["data"], Path(__file__).read_bytes(), Image.__version__]),
+                lambda: base64.b64encode(smaller_png(base64.b64decode(png["data"]))).decode(),
+            )
             tag = tag[: png.start("data")] + small + tag[png.end("data") :]
         return tag
 
@@ -405,7 +408,12 @@ def _prune_page_styles(output: str, where: str) -> str:
 # ---------------------------------------------------------------------------
 
 
+_PNGS = buildcache.Memo("notebook-png")  # base64 PNG as drawn -> base64 palette PNG
+
+
 def on_config(config):
+    global _PNGS
+    _PNGS = buildcache.Memo("notebook-png")
     # mkdocs-jupyter caches an executed notebook by the notebook's bytes and its
     # own options, not by the code the notebook imports: after a kernel change a
     # warm build would show the old kernel's outputs. One cache directory per
@@ -447,3 +455,7 @@ def on_post_page(output: str, page, config) -> str:
     if not is_notebook(page):
         return output
     return prune_page_styles(output, page.file.src_uri)
+
+
+def on_post_build(config):
+    _PNGS.save()

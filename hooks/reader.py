@@ -38,11 +38,14 @@ unknown path fails the build.
 from __future__ import annotations
 
 import html
+import json
 import math
 import posixpath
 import re
 from html.parser import HTMLParser
+from pathlib import Path
 
+import buildcache
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
 from search import plain_code  # hooks/search.py (MkDocs runs hooks with hooks/ on sys.path)
@@ -237,13 +240,23 @@ _CONTENT: dict[str, str] = {}
 _STATS: dict[str, dict[str, int]] = {}
 
 
+# Between builds, measure() results are kept by the hash of the page and of
+# the code that measures it (this hook and search.py's plain_code).
+_MEASURED = buildcache.Memo("reading-time")
+_CODE = [Path(__file__).read_bytes(), (Path(__file__).parent / "search.py").read_bytes()]
+
+
 def stats_for(src_uri: str) -> dict[str, int]:
     if src_uri not in _STATS:
-        _STATS[src_uri] = measure(_CONTENT[src_uri])
+        content = _CONTENT[src_uri]
+        key = buildcache.digest([*_CODE, content])
+        _STATS[src_uri] = json.loads(_MEASURED.get(key, lambda: json.dumps(measure(content))))
     return _STATS[src_uri]
 
 
 def on_pre_build(config) -> None:
+    global _MEASURED
+    _MEASURED = buildcache.Memo("reading-time")
     _CONTENT.clear()
     _STATS.clear()
 
@@ -280,3 +293,7 @@ def on_post_page(output: str, page, config) -> str:
         return f'<span class="mfl-reading-time">≈ {stats_for(target)["minutes"]} min</span>'
 
     return MARKER.sub(minutes, output) if "reading-time" in output else output
+
+
+def on_post_build(config) -> None:
+    _MEASURED.save()

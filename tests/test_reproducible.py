@@ -1,8 +1,14 @@
-"""Two clean builds give byte-identical sites.
+"""Builds give byte-identical sites: two clean builds, and a warm build against a clean one.
 
 The only files allowed to differ carry the build date by design:
 ``sitemap.xml`` (each URL's ``<lastmod>``) and ``sitemap.xml.gz`` (the same,
 compressed). Search engines read the date; it is not content.
+
+The warm build proves the build caches (``hooks/buildcache.py`` and its
+users: figures, notebook, highlighting, templates, bibliography, reading
+time) change nothing but the time a build takes. It runs after site/ was
+built, so in CI, where that first build starts with no ``.cache/``, it is the
+build that reads everything the first one stored.
 """
 
 from __future__ import annotations
@@ -28,18 +34,37 @@ def _files(site: Path) -> dict[str, bytes]:
     }
 
 
-@pytest.mark.slow
-def test_a_second_clean_build_is_byte_identical(site_dir, tmp_path):
-    env = {**os.environ, "MFL_CACHE": "off", "NO_MKDOCS_2_WARNING": "1"}
+def _build(site: Path, *, cache: bool) -> Path:
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "MFL_CACHE": "on" if cache else "off"}
     mkdocs = Path(sys.executable).parent / "mkdocs"
     subprocess.run(
-        [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(tmp_path / "site")],
+        [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(site)],
         cwd=ROOT,
         env=env,
         check=True,
         capture_output=True,
     )
-    first, second = _files(site_dir), _files(tmp_path / "site")
-    assert sorted(first) == sorted(second)
-    differ = sorted(name for name in first if first[name] != second[name])
-    assert not differ, f"files that differ between two builds: {differ[:20]}"
+    return site
+
+
+def _assert_identical(first: Path, second: Path) -> None:
+    a, b = _files(first), _files(second)
+    assert sorted(a) == sorted(b)
+    differ = sorted(name for name in a if a[name] != b[name])
+    assert not differ, f"files that differ between the builds: {differ[:20]}"
+
+
+@pytest.fixture(scope="module")
+def clean_site(tmp_path_factory) -> Path:
+    return _build(tmp_path_factory.mktemp("clean") / "site", cache=False)
+
+
+@pytest.mark.slow
+def test_a_second_clean_build_is_byte_identical(site_dir, clean_site):
+    _assert_identical(site_dir, clean_site)
+
+
+@pytest.mark.slow
+def test_a_warm_build_is_byte_identical_to_a_clean_one(site_dir, clean_site, tmp_path):
+    assert (ROOT / ".cache" / "highlight.json").exists(), "site/ was built without the caches"
+    _assert_identical(clean_site, _build(tmp_path / "site", cache=True))

@@ -196,3 +196,9 @@ def test_no_built_page_leaves_punctuation_loose_after_math(site_dir):
         if bare:
             offenders[str(page.relative_to(site_dir))] = bare[0].group(0)
     assert not offenders
+
+
+def test_the_benchmark_builds_with_the_makefiles_environment(load):
+    """bench/site.py must time the build that `make build` runs, not another one."""
+    exported = dict(re.findall(r"^export (\w+) := (\S+)$", (ROOT / "Makefile").read_text(), re.M))
+    assert exported == load("bench/site.py").MAKE_ENV

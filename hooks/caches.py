@@ -1,0 +1,87 @@
+"""Work that MkDocs and its plugins redo on every build, kept between builds.
+
+A warm build re-renders every page (MkDocs has no page cache). Two parts of
+that are pure functions of inputs we can name, and cost about a third of it:
+
+- **Pygments.** Every fenced block, inline ``#!py`` snippet and API signature
+  is coloured by ``pymdownx.highlight``, which calls
+  ``pygments.highlight(code, lexer, formatter)``: about 1,500 calls, three
+  seconds. The output depends only on the code, the lexer's and formatter's
+  classes and options, and the two packages' versions, so this hook swaps in
+  a version of that call that looks the result up by a hash of exactly those
+  (``buildcache.Memo``) and highlights only on a miss. Anything it cannot key
+  safely (a lexer with filters, output to a file) goes straight to Pygments.
+- **Jinja templates.** The theme's and mkdocstrings' templates (about 70)
+  were compiled afresh each build, over a second. Jinja's own
+  ``FileSystemBytecodeCache`` keeps the compiled code and checks it against
+  each template's source; the folder is keyed by the package versions,
+  since an upgrade can change how an environment compiles.
+
+``MFL_CACHE=off`` turns both off. ``tests/test_reproducible.py`` checks that
+a warm build is byte-identical to a clean one.
+"""
+
+from __future__ import annotations
+
+import shutil
+from importlib.metadata import version
+
+import buildcache
+import pygments
+import pymdownx
+import pymdownx.highlight
+from jinja2 import Environment, FileSystemBytecodeCache
+from mkdocs.plugins import event_priority
+
+_MEMO: buildcache.Memo | None = None
+
+
+def _describe(obj) -> str:
+    kind = type(obj)
+    return f"{kind.__module__}.{kind.__qualname__}{sorted(obj.options.items())!r}"
+
+
+def cached_highlight(code, lexer, formatter, outfile=None):
+    """``pygments.highlight``, answered from the memo when the same call was made before."""
+    if _MEMO is None or outfile is not None or lexer.filters:
+        return pygments.highlight(code, lexer, formatter, outfile)
+    key = buildcache.digest(
+        [pygments.__version__, pymdownx.__version__, _describe(lexer), _describe(formatter), code]
+    )
+    return _MEMO.get(key, lambda: pygments.highlight(code, lexer, formatter))
+
+
+def _cache_templates(env: Environment, name: str, packages: tuple[str, ...]) -> None:
+    key = buildcache.digest(f"{package} {version(package)}" for package in ("jinja2", *packages))
+    folder = buildcache.CACHE / "jinja" / f"{name}-{key}"
+    for stale in folder.parent.glob(f"{name}-*"):
+        if stale != folder:
+            shutil.rmtree(stale)
+    folder.mkdir(parents=True, exist_ok=True)
+    env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+
+
+@event_priority(-10)  # after mkdocstrings' on_config has set up its handlers
+def on_config(config):
+    global _MEMO
+    _MEMO = None
+    pymdownx.highlight.highlight = pygments.highlight
+    if buildcache.enabled():
+        _MEMO = buildcache.Memo("highlight")
+        # pymdownx looks the function up in its module at each call.
+        pymdownx.highlight.highlight = cached_highlight
+        # Pages (and so the API reference) render before on_env.
+        handler = config.plugins["mkdocstrings"].get_handler("python")
+        _cache_templates(handler.env, "mkdocstrings", ("mkdocstrings", "mkdocstrings-python"))
+    return config
+
+
+def on_env(env, config, files):
+    if buildcache.enabled():
+        _cache_templates(env, "theme", ("mkdocs", "mkdocs-material"))
+    return env
+
+
+def on_post_build(config):
+    if _MEMO is not None:
+        _MEMO.save()
