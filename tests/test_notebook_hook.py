@@ -104,8 +104,15 @@ def test_figures_take_their_alt_text_from_cell_metadata_and_shrink(tmp_path):
     )
     out = nbhook.fix_figures(html, notebook)
     assert 'alt="Blue lines on white"' in out and "No description" not in out
+    assert 'src="data:image/webp;base64,' in out
     small = base64.b64decode(out.split("base64,")[1].split('"')[0])
-    assert len(small) < len(data) / 2 and Image.open(io.BytesIO(small)).mode == "P"
+    palette = nbhook.smaller_png(data)
+    assert Image.open(io.BytesIO(palette)).mode == "P"
+    assert len(small) < len(palette) < len(data) / 2
+    # lossless: the WebP holds exactly the palette PNG's pixels
+    webp = Image.open(io.BytesIO(small))
+    assert webp.format == "WEBP"
+    assert webp.convert("RGB").tobytes() == Image.open(io.BytesIO(palette)).convert("RGB").tobytes()
     # an image in a cell without alt text fails the build
     with pytest.raises(PluginError, match="alt"):
         nbhook.fix_figures(html.replace("cell-id=abc", "cell-id=other"), notebook)
@@ -114,6 +121,7 @@ def test_figures_take_their_alt_text_from_cell_metadata_and_shrink(tmp_path):
 def test_transparent_pngs_are_left_as_drawn():
     data = _png(transparent=True)
     assert nbhook.smaller_png(data) == data
+    assert nbhook.smaller_image(data) == ("image/png", data)
 
 
 def test_scripts_that_reach_other_hosts_are_dropped_or_fail_the_build():
