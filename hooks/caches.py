@@ -5,7 +5,7 @@ that are pure functions of inputs we can name, and cost about a third of it:
 
 - **Pygments.** Every fenced block, inline ``#!py`` snippet and API signature
   is coloured by ``pymdownx.highlight``, which calls
-  ``pygments.highlight(code, lexer, formatter)``: about 1,500 calls, three
+  ``pygments.highlight(code, lexer, formatter)``: about 470 calls, three
   seconds. The output depends only on the code, the lexer's and formatter's
   classes and options, and the two packages' versions, so this hook swaps in
   a version of that call that looks the result up by a hash of exactly those
