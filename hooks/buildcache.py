@@ -15,15 +15,21 @@ skips every cache, as a clean build (the reproducibility test) wants.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import logging
 import os
+import sys
+import tempfile
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 CACHE = ROOT / ".cache"
 KERNEL = ROOT / "src" / "llmmath"
+# info, not warning: under --strict a warning fails the build, and a cache never should
+log = logging.getLogger("mkdocs.hooks.buildcache")
 
 
 def enabled() -> bool:
@@ -58,12 +64,43 @@ def cached(folder: str, stem: str, key: str, suffix: str, produce: Callable[[], 
     return content
 
 
+@functools.cache
+def environment_digest() -> str:
+    """Hash of the Python version and of every installed distribution's name and version.
+
+    Read from the names of the ``*.dist-info`` folders on ``sys.path``, which
+    carry both: a millisecond, where ``importlib.metadata`` takes half a second.
+    """
+    installed: list[str] = []
+    for entry in sys.path:
+        folder = Path(entry or ".")
+        if folder.is_dir():
+            installed += sorted(
+                p.name for p in folder.iterdir() if p.suffix in (".dist-info", ".egg-info")
+            )
+    return digest([sys.version, *installed])
+
+
+# `mkdocs build --dirty` and `mkdocs serve --dirty` re-render only the pages
+# that changed; hooks/caches.py sets this from on_startup so that a Memo keeps
+# the entries of the pages such a build skipped.
+DIRTY = False
+
+
 class Memo:
     """Text results kept between builds in ``.cache/<name>.json``.
 
     ``get(key, produce)`` returns the stored text for ``key``, or stores
-    ``produce()``. ``save()`` writes only the entries that this build asked
-    for, so entries for code that has since changed do not pile up.
+    ``produce()``. A key names what the text depends on in the project (the
+    inputs, the hook's own code); what it depends on outside the project is
+    covered here: the file is read only if Python and every installed package
+    are the versions that wrote it (``environment_digest``). ``save()`` writes
+    the entries this build asked for (and, in a dirty build, the others too),
+    so entries for code that has since changed do not pile up.
+
+    The cache can never fail a build: an unreadable or foreign file is
+    ignored, and a failed write is only logged. Two builds that save at once
+    each write a whole file; the last one wins.
     """
 
     def __init__(self, name: str) -> None:
@@ -71,11 +108,20 @@ class Memo:
         self.active = enabled()
         self.stored: dict[str, str] = {}
         self.used: dict[str, str] = {}
-        if self.active and self.path.exists():
-            try:
-                self.stored = json.loads(self.path.read_text(encoding="utf-8"))
-            except ValueError:  # a build killed while writing: start afresh
-                self.stored = {}
+        if self.active:
+            self.stored = self._load()
+
+    def _load(self) -> dict[str, str]:
+        try:
+            data = json.loads(self.path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):  # absent, or a build killed while writing
+            return {}
+        if not isinstance(data, dict) or data.get("environment") != environment_digest():
+            return {}
+        entries = data.get("entries")
+        if not isinstance(entries, dict):
+            return {}
+        return {k: v for k, v in entries.items() if isinstance(v, str)}
 
     def get(self, key: str, produce: Callable[[], str]) -> str:
         if not self.active:
@@ -85,10 +131,22 @@ class Memo:
         return self.used[key]
 
     def save(self) -> None:
-        if not self.active or self.used == self.stored:
+        entries = {**self.stored, **self.used} if DIRTY else self.used
+        if not self.active or entries == self.stored:
             return
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        partial = self.path.with_suffix(".json.partial")
-        partial.write_text(json.dumps(self.used, sort_keys=True), encoding="utf-8")
-        partial.replace(self.path)
-        self.stored = dict(self.used)
+        data = {"environment": environment_digest(), "entries": entries}
+        partial = None
+        try:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(
+                "w", encoding="utf-8", dir=self.path.parent, suffix=".partial", delete=False
+            ) as out:
+                partial = Path(out.name)
+                json.dump(data, out, sort_keys=True)
+            os.replace(partial, self.path)
+        except OSError as exc:
+            log.info("build cache %s not saved: %s", self.path.name, exc)
+            if partial is not None:
+                partial.unlink(missing_ok=True)
+            return
+        self.stored = dict(entries)

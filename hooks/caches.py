@@ -7,28 +7,29 @@ that are pure functions of inputs we can name, and cost about a third of it:
   is coloured by ``pymdownx.highlight``, which calls
   ``pygments.highlight(code, lexer, formatter)``: about 470 calls, three
   seconds. The output depends only on the code, the lexer's and formatter's
-  classes and options, and the two packages' versions, so this hook swaps in
+  classes and options, and the packages' versions, so this hook swaps in
   a version of that call that looks the result up by a hash of exactly those
   (``buildcache.Memo``) and highlights only on a miss. Anything it cannot key
   safely (a lexer with filters, output to a file) goes straight to Pygments.
 - **Jinja templates.** The theme's and mkdocstrings' templates (about 70)
   were compiled afresh each build, over a second. Jinja's own
   ``FileSystemBytecodeCache`` keeps the compiled code and checks it against
-  each template's source; the folder is keyed by the package versions,
-  since an upgrade can change how an environment compiles.
+  each template's source; the folder is keyed by Python's and the packages'
+  versions (``buildcache.environment_digest``), since an upgrade can change
+  how an environment compiles.
 
-``MFL_CACHE=off`` turns both off. ``tests/test_reproducible.py`` checks that
-a warm build is byte-identical to a clean one.
+``on_startup`` also tells every ``buildcache.Memo`` whether the build is
+``--dirty``. ``MFL_CACHE=off`` turns both caches off.
+``tests/test_reproducible.py`` checks that a warm build is byte-identical to
+a clean one and reuses every stored entry.
 """
 
 from __future__ import annotations
 
 import shutil
-from importlib.metadata import version
 
 import buildcache
 import pygments
-import pymdownx
 import pymdownx.highlight
 from jinja2 import Environment, FileSystemBytecodeCache
 from mkdocs.plugins import event_priority
@@ -45,20 +46,22 @@ def cached_highlight(code, lexer, formatter, outfile=None):
     """``pygments.highlight``, answered from the memo when the same call was made before."""
     if _MEMO is None or outfile is not None or lexer.filters:
         return pygments.highlight(code, lexer, formatter, outfile)
-    key = buildcache.digest(
-        [pygments.__version__, pymdownx.__version__, _describe(lexer), _describe(formatter), code]
-    )
+    # Pygments' and pymdownx's versions are covered by the Memo itself.
+    key = buildcache.digest([_describe(lexer), _describe(formatter), code])
     return _MEMO.get(key, lambda: pygments.highlight(code, lexer, formatter))
 
 
-def _cache_templates(env: Environment, name: str, packages: tuple[str, ...]) -> None:
-    key = buildcache.digest(f"{package} {version(package)}" for package in ("jinja2", *packages))
-    folder = buildcache.CACHE / "jinja" / f"{name}-{key}"
+def _cache_templates(env: Environment, name: str) -> None:
+    folder = buildcache.CACHE / "jinja" / f"{name}-{buildcache.environment_digest()}"
     for stale in folder.parent.glob(f"{name}-*"):
         if stale != folder:
             shutil.rmtree(stale)
     folder.mkdir(parents=True, exist_ok=True)
     env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+
+
+def on_startup(command, dirty):
+    buildcache.DIRTY = dirty
 
 
 @event_priority(-10)  # after mkdocstrings' on_config has set up its handlers
@@ -72,13 +75,13 @@ def on_config(config):
         pymdownx.highlight.highlight = cached_highlight
         # Pages (and so the API reference) render before on_env.
         handler = config.plugins["mkdocstrings"].get_handler("python")
-        _cache_templates(handler.env, "mkdocstrings", ("mkdocstrings", "mkdocstrings-python"))
+        _cache_templates(handler.env, "mkdocstrings")
     return config
 
 
 def on_env(env, config, files):
     if buildcache.enabled():
-        _cache_templates(env, "theme", ("mkdocs", "mkdocs-material"))
+        _cache_templates(env, "theme")
     return env
 
 

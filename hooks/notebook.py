@@ -172,7 +172,7 @@ def fix_figures(html: str, notebook: Path) -> str:
         png = PNG_SRC.search(tag)
         if png:
             uri = _FIGURES.get(
-                buildcache.digest([png["data"], Path(__file__).read_bytes(), Image.__version__]),
+                buildcache.digest([png["data"], Path(__file__).read_bytes()]),
                 lambda: _data_uri(png["data"]),
             )
             tag = tag[: png.start("uri")] + uri + tag[png.end("uri") :]

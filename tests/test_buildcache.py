@@ -6,6 +6,7 @@ one; these tests pin the pieces down one by one.
 
 from __future__ import annotations
 
+import json
 from types import SimpleNamespace
 
 import buildcache
@@ -20,8 +21,16 @@ from pygments.lexers import PythonLexer
 @pytest.fixture
 def cache_dir(tmp_path, monkeypatch):
     monkeypatch.setattr(buildcache, "CACHE", tmp_path)
+    monkeypatch.setattr(buildcache, "DIRTY", False)
     monkeypatch.delenv("MFL_CACHE", raising=False)
     return tmp_path
+
+
+def _saved(name: str = "demo", **entries: str) -> None:
+    memo = buildcache.Memo(name)
+    for key, value in entries.items():
+        memo.get(key, lambda v=value: v)
+    memo.save()
 
 
 def test_a_memo_answers_a_second_build_without_producing(cache_dir):
@@ -41,15 +50,78 @@ def test_a_memo_answers_a_second_build_without_producing(cache_dir):
 
 
 def test_a_memo_keeps_only_what_the_last_build_used(cache_dir):
-    first = buildcache.Memo("demo")
-    first.get("old", lambda: "x")
-    first.get("kept", lambda: "y")
-    first.save()
+    _saved(old="x", kept="y")
     second = buildcache.Memo("demo")
     second.get("kept", lambda: "unused")
     second.get("new", lambda: "z")
     second.save()
     assert buildcache.Memo("demo").stored == {"kept": "y", "new": "z"}
+
+
+def test_a_dirty_build_keeps_the_entries_of_the_pages_it_skipped(cache_dir, monkeypatch):
+    _saved(skipped="x", rendered="y")
+    monkeypatch.setattr(buildcache, "DIRTY", True)
+    dirty = buildcache.Memo("demo")
+    dirty.get("rendered", lambda: "unused")
+    dirty.save()
+    assert buildcache.Memo("demo").stored == {"skipped": "x", "rendered": "y"}
+
+
+def test_a_memo_written_by_another_python_or_other_packages_is_not_read(cache_dir, monkeypatch):
+    _saved(a="1")
+    assert buildcache.Memo("demo").stored == {"a": "1"}
+    monkeypatch.setattr(buildcache, "environment_digest", lambda: "another environment")
+    assert buildcache.Memo("demo").get("a", lambda: "fresh") == "fresh"
+
+
+def test_the_environment_digest_names_python_and_the_installed_packages():
+    d = buildcache.environment_digest()
+    assert d == buildcache.environment_digest() and len(d) == 20
+    buildcache.environment_digest.cache_clear()
+    try:
+        with pytest.MonkeyPatch.context() as mp:
+            mp.setattr("sys.version", "3.99.0 (another build)")
+            assert buildcache.environment_digest() != d
+    finally:
+        buildcache.environment_digest.cache_clear()
+    assert buildcache.environment_digest() == d
+
+
+@pytest.mark.parametrize(
+    "content",
+    ['{"environment": "x", "entries": {"a": "tru', "", "null", "[1, 2]", '"text"', b"\xff\xfe"],
+)
+def test_a_memo_starts_afresh_from_a_damaged_file(cache_dir, content):
+    path = cache_dir / "demo.json"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    assert buildcache.Memo("demo").get("a", lambda: "fresh") == "fresh"
+
+
+def test_a_memo_ignores_entries_that_are_not_text(cache_dir):
+    env = buildcache.environment_digest()
+    data = {"environment": env, "entries": {"a": 1, "b": None, "c": "kept"}}
+    (cache_dir / "demo.json").write_text(json.dumps(data), encoding="utf-8")
+    assert buildcache.Memo("demo").stored == {"c": "kept"}
+
+
+def test_a_failed_save_does_not_fail_the_build(cache_dir, monkeypatch):
+    memo = buildcache.Memo("demo")
+    memo.get("a", lambda: "1")
+    monkeypatch.setattr(buildcache, "CACHE", cache_dir / "file")
+    (cache_dir / "file").write_text("not a folder")
+    memo.path = cache_dir / "file" / "demo.json"
+    memo.save()  # logs, does not raise
+    assert not list(cache_dir.glob("*.partial"))
+
+
+def test_two_builds_saving_at_once_each_write_a_whole_file(cache_dir):
+    first, second = buildcache.Memo("demo"), buildcache.Memo("demo")
+    first.get("a", lambda: "1")
+    second.get("b", lambda: "2")
+    first.save()
+    second.save()  # each writes its own temporary file; the last one wins
+    assert buildcache.Memo("demo").stored == {"b": "2"}
+    assert [p.name for p in cache_dir.iterdir()] == ["demo.json"]
 
 
 def test_a_memo_is_off_under_mfl_cache_off(cache_dir, monkeypatch):
@@ -61,34 +133,6 @@ def test_a_memo_is_off_under_mfl_cache_off(cache_dir, monkeypatch):
     assert not (cache_dir / "demo.json").exists()
 
 
-def test_a_memo_starts_afresh_from_a_truncated_file(cache_dir):
-    (cache_dir / "demo.json").write_text('{"a": "tru', encoding="utf-8")
-    assert buildcache.Memo("demo").get("a", lambda: "fresh") == "fresh"
-
-
-def test_cached_highlighting_is_pygments_output(cache_dir, load, monkeypatch):
-    caches = load("hooks/caches.py")
-    # on_config swaps pymdownx's highlight function; put it back afterwards.
-    monkeypatch.setattr(pymdownx.highlight, "highlight", pymdownx.highlight.highlight)
-    config = SimpleNamespace(plugins={"mkdocstrings": _NoHandler()})
-    caches.on_config(config)
-    assert pymdownx.highlight.highlight is caches.cached_highlight
-    code = "def f(x):\n    return x @ x.T  # (T, T)\n"
-    lexer, formatter = PythonLexer(stripnl=True), HtmlFormatter(cssclass="highlight")
-    expected = pygments.highlight(code, lexer, formatter)
-    assert caches.cached_highlight(code, lexer, formatter) == expected
-    caches.on_post_build(config)
-    caches.on_config(config)  # the next build
-    assert caches._MEMO.stored  # read back from disk
-    assert caches.cached_highlight(code, lexer, formatter) == expected
-    # Different options are a different entry, never the cached one.
-    numbered = HtmlFormatter(cssclass="highlight", linenos="table")
-    assert caches.cached_highlight(code, lexer, numbered) == pygments.highlight(
-        code, lexer, numbered
-    )
-    assert caches.cached_highlight(code, lexer, numbered) != expected
-
-
 class _NoHandler:
     """Stands in for the mkdocstrings plugin: a handler whose templates go nowhere."""
 
@@ -96,9 +140,63 @@ class _NoHandler:
         return type("Handler", (), {"env": Environment()})()
 
 
-def test_highlighting_goes_straight_to_pygments_under_mfl_cache_off(cache_dir, load, monkeypatch):
-    caches = load("hooks/caches.py")
+@pytest.fixture
+def caches(cache_dir, load, monkeypatch):
+    """hooks/caches.py, with Pygments' calls counted and pymdownx restored afterwards."""
+    module = load("hooks/caches.py")
+    calls = []
+    original = pygments.highlight
+
+    def counted(*args, **kwargs):
+        calls.append(args[0])
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(pygments, "highlight", counted)
     monkeypatch.setattr(pymdownx.highlight, "highlight", pymdownx.highlight.highlight)
-    monkeypatch.setenv("MFL_CACHE", "off")
+    module.calls = calls
+    return module
+
+
+def _build(caches):
     caches.on_config(SimpleNamespace(plugins={"mkdocstrings": _NoHandler()}))
+
+
+def test_cached_highlighting_is_pygments_output_and_skips_pygments_on_a_hit(caches):
+    code = "def f(x):\n    return x @ x.T  # (T, T)\n"
+    lexer, formatter = PythonLexer(stripnl=True), HtmlFormatter(cssclass="highlight")
+    expected = pygments.highlight(code, lexer, formatter)
+    caches.calls.clear()
+    _build(caches)
+    assert pymdownx.highlight.highlight is caches.cached_highlight
+    assert caches.cached_highlight(code, lexer, formatter) == expected
+    caches.on_post_build(None)
+    _build(caches)  # the next build
+    assert caches.cached_highlight(code, lexer, formatter) == expected
+    assert caches.calls == [code]  # highlighted once, then answered from the memo
+
+
+@pytest.mark.parametrize(
+    "changed",
+    [
+        lambda code, lexer, formatter: (code + "# edited\n", lexer, formatter),
+        lambda code, lexer, formatter: (code, PythonLexer(stripnl=False), formatter),
+        lambda code, lexer, formatter: (code, lexer, HtmlFormatter(linenos="table")),
+        lambda code, lexer, formatter: (code, lexer, HtmlFormatter(hl_lines=[1])),
+        lambda code, lexer, formatter: (code, lexer, HtmlFormatter(filename="demo.py")),
+    ],
+    ids=["code", "lexer option", "line numbers", "highlighted lines", "title"],
+)
+def test_any_change_of_code_lexer_or_formatter_is_highlighted_afresh(caches, changed):
+    code, lexer, formatter = "\nx = 1\n", PythonLexer(), HtmlFormatter()
+    _build(caches)
+    caches.cached_highlight(code, lexer, formatter)
+    args = changed(code, lexer, formatter)
+    caches.calls.clear()
+    assert caches.cached_highlight(*args) == pygments.highlight(*args)
+    assert len(caches.calls) == 2  # the cached call, and the reference above
+
+
+def test_highlighting_goes_straight_to_pygments_under_mfl_cache_off(caches, monkeypatch):
+    monkeypatch.setenv("MFL_CACHE", "off")
+    _build(caches)
     assert pymdownx.highlight.highlight is pygments.highlight
