@@ -23,6 +23,7 @@ import re
 from pathlib import Path
 
 import buildcache
+from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs_bibtex.registry import SimpleRegistry
 from pybtex.backends.markdown import Backend
@@ -55,10 +56,15 @@ def _key(*parts: str) -> str:
 @event_priority(-10)  # after mkdocs-bibtex's on_config has made its registry
 def on_config(config):
     global _MEMO, _BIB_DIGEST
+    plugin = config.plugins["bibtex"]
+    configured = Path(config.config_file_path).parent / (plugin.config.bib_file or "")
+    if not configured.is_file() or not configured.samefile(BIB):
+        # The full list and the cache keys below read BIB; the citations must too.
+        raise PluginError(f"mkdocs.yml: bibtex's bib_file must be {BIB.name}")
     _MEMO = buildcache.Memo("bibliography")
     # Package versions (pybtex, latexcodec, mkdocs-bibtex) are covered by the Memo.
     _BIB_DIGEST = buildcache.digest([BIB.read_bytes(), Path(__file__).read_bytes()])
-    registry = config.plugins["bibtex"].registry
+    registry = plugin.registry
     if isinstance(registry, SimpleRegistry):
         # The plugin keeps its registry across `mkdocs serve` rebuilds: wrap
         # the original method, never a previous build's wrapper.
