@@ -12,7 +12,8 @@ fails the build.
 
 SVGs are deterministic (fixed hash salt, no date) and cached under
 ``.cache/figures`` (``hooks/buildcache.py``) by the hash of the script, of
-this hook, of matplotlib's version and of the kernel the script imports.
+this hook, of the installed packages (matplotlib, numpy) and Python, and of
+the kernel the script imports.
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ import io
 import re
 import runpy
 import textwrap
-from importlib.metadata import version
 from pathlib import Path
 
 import buildcache
@@ -74,7 +74,8 @@ def cached_render(script: Path, shared: str) -> bytes:
     """``render(script)`` through the build cache.
 
     ``shared`` hashes what every figure depends on besides its own script:
-    matplotlib's version, this hook and the kernel (see ``on_files``).
+    Python and the installed packages (matplotlib, numpy), this hook and the
+    kernel (see ``on_files``).
     """
     key = buildcache.digest([script.read_bytes(), shared])
     return buildcache.cached("figures", script.stem, key, "svg", lambda: render(script))
@@ -83,7 +84,7 @@ def cached_render(script: Path, shared: str) -> bytes:
 def on_files(files: Files, config) -> Files:
     docs_dir = Path(config["docs_dir"])
     shared = buildcache.digest(
-        [version("matplotlib"), Path(__file__).read_bytes(), buildcache.kernel_digest()]
+        [buildcache.environment_digest(), Path(__file__).read_bytes(), buildcache.kernel_digest()]
     )
     for script in figure_scripts(docs_dir):
         uri = script.relative_to(docs_dir).with_suffix(".svg").as_posix()

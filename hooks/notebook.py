@@ -28,8 +28,9 @@ change none of that, so this hook does it:
 
 Caches (``hooks/buildcache.py``, all skipped under ``MFL_CACHE=off``): the
 pruned page, by the hash of its input; the re-encoded figures, by the hash
-of each drawn PNG; and mkdocs-jupyter's executed notebooks, in one directory per
-version of the kernel source (``on_config``).
+of each drawn PNG; and mkdocs-jupyter's executed notebooks, in one
+directory per version of the kernel source and of the installed packages
+(``on_config``).
 
 The colours of code cells and prompts are set in ``docs/stylesheets/extra.css``
 (the site's code palette, for contrast in both schemes).
@@ -396,13 +397,11 @@ STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
 def prune_page_styles(output: str, where: str) -> str:
     """Replace the page's inline ``<style>`` blocks by one pruned block.
 
-    Cached by the hash of the page, of this hook and of the CSS libraries'
-    versions: pruning is a third of a build, and a warm build gives it the
-    same page.
+    Cached by the hash of the page, of this hook and of the installed
+    packages (``buildcache.environment_digest``): pruning is a third of a
+    build, and a warm build gives it the same page.
     """
-    key = buildcache.digest(
-        [output, Path(__file__).read_bytes(), tinycss2.__version__, soupsieve.__version__]
-    )
+    key = buildcache.digest([output, Path(__file__).read_bytes(), buildcache.environment_digest()])
     slug = re.sub(r"\W+", "-", where)
     pruned = buildcache.cached(
         "notebook-css", slug, key, "html", lambda: _prune_page_styles(output, where).encode()
@@ -435,8 +434,9 @@ def on_config(config):
     _FIGURES = buildcache.Memo("notebook-figures")
     # mkdocs-jupyter caches an executed notebook by the notebook's bytes and its
     # own options, not by the code the notebook imports: after a kernel change a
-    # warm build would show the old kernel's outputs. One cache directory per
-    # kernel version makes a kernel change re-execute; older ones are removed.
+    # warm build would show the old kernel's outputs (or an old numpy's). One
+    # cache directory per version of the kernel and of the installed packages
+    # makes either change re-execute; older directories are removed.
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None or not plugin.config["cache"]:
         return config
@@ -444,7 +444,9 @@ def on_config(config):
         plugin.config["cache"] = False
         return config
     base = buildcache.CACHE / "mkdocs-jupyter"
-    current = base / buildcache.kernel_digest()
+    current = base / buildcache.digest(
+        [buildcache.kernel_digest(), buildcache.environment_digest()]
+    )
     if base.is_dir():
         for entry in base.iterdir():
             if entry != current:
