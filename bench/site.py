@@ -47,8 +47,9 @@ CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)""")
 
 
 # The environment the Makefile exports to every mkdocs run (see its comments),
-# so that this times what `make build` does.
-MAKE_ENV = {"NO_MKDOCS_2_WARNING": "1", "NBCONVERT_DISABLE_CONFIG_EXPORTERS": "1"}
+# read from its `export NAME := value` lines, so that this times what
+# `make build` does.
+MAKE_ENV = dict(re.findall(r"^export (\w+) := (\S+)$", (ROOT / "Makefile").read_text(), re.M))
 
 
 def timed(cmd: list[str]) -> float:

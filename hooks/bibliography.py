@@ -14,7 +14,7 @@ Formatting an entry with pybtex takes about 10 ms, and mkdocs-bibtex formats
 one for every citation on every page, with no cache (about a second of each
 build). The formatted text depends only on ``references.bib``, the entry's
 key and the packages' versions, so both that formatting and the full list
-are kept between builds in ``buildcache.Memo("bibliography")``.
+are kept between builds in ``buildcache.memo("bibliography")``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,6 @@ ADJACENT_CITATIONS = re.compile(
 )
 BIB = Path(__file__).resolve().parent.parent / "references.bib"
 
-_MEMO: buildcache.Memo | None = None
 _BIB_DIGEST = ""
 
 
@@ -49,20 +48,19 @@ def render_bibliography(path: Path = BIB) -> str:
     )
 
 
-def _key(*parts: str) -> str:
-    return buildcache.digest([_BIB_DIGEST, *parts])
+def _cached(what: str, produce) -> str:
+    return buildcache.memo("bibliography").get(buildcache.digest([_BIB_DIGEST, what]), produce)
 
 
 @event_priority(-10)  # after mkdocs-bibtex's on_config has made its registry
 def on_config(config):
-    global _MEMO, _BIB_DIGEST
+    global _BIB_DIGEST
     plugin = config.plugins["bibtex"]
     configured = Path(config.config_file_path).parent / (plugin.config.bib_file or "")
     if not configured.is_file() or not configured.samefile(BIB):
         # The full list and the cache keys below read BIB; the citations must too.
         raise PluginError(f"mkdocs.yml: bibtex's bib_file must be {BIB.name}")
-    _MEMO = buildcache.Memo("bibliography")
-    # Package versions (pybtex, latexcodec, mkdocs-bibtex) are covered by the Memo.
+    # Package versions (pybtex, latexcodec, mkdocs-bibtex) are covered by the memo.
     _BIB_DIGEST = buildcache.digest([BIB.read_bytes(), Path(__file__).read_bytes()])
     registry = plugin.registry
     if isinstance(registry, SimpleRegistry):
@@ -71,7 +69,7 @@ def on_config(config):
         format_entry = getattr(registry.reference_text, "__wrapped__", registry.reference_text)
 
         def reference_text(citation):
-            return _MEMO.get(_key("entry", citation.key), lambda: format_entry(citation))
+            return _cached(f"entry {citation.key}", lambda: format_entry(citation))
 
         reference_text.__wrapped__ = format_entry
         registry.reference_text = reference_text
@@ -80,7 +78,7 @@ def on_config(config):
 
 def on_page_markdown(markdown: str, page, config, files) -> str:
     if MARKER in markdown:
-        markdown = markdown.replace(MARKER, _MEMO.get(_key("full list"), render_bibliography))
+        markdown = markdown.replace(MARKER, _cached("full list", render_bibliography))
     return markdown
 
 
@@ -91,7 +89,3 @@ def separate_citations(html: str) -> str:
 
 def on_page_content(html: str, page, config, files) -> str:
     return separate_citations(html)
-
-
-def on_post_build(config):
-    _MEMO.save()

@@ -1,16 +1,20 @@
 """The build's cache in ``.cache/``: one store for the hooks that need it.
 
-Not a hook itself: ``figures.py``, ``notebook.py``, ``bibliography.py`` and ``caches.py``
-import it (MkDocs runs each hook with ``hooks/`` on ``sys.path``). Two forms:
+Not a hook itself: the hooks import it (MkDocs runs each hook with
+``hooks/`` on ``sys.path``). Two forms:
 
 - ``cached``: one file per entry, ``<stem>-<key>.<suffix>``, for large
   outputs (a figure, a stylesheet). Writing one removes the older entries of
   the same stem.
-- ``Memo``: many small text results in one JSON file, read once at the start
-  of a build and written once at the end.
+- ``memo(name)``: many small text results in one JSON file, read on first use
+  in a build and written once at its end (``save_memos``, which
+  ``hooks/caches.py`` calls from ``on_post_build``).
 
-In both, the key hashes everything the content depends on. ``MFL_CACHE=off``
-skips every cache, as a clean build (the reproducibility test) wants.
+A key hashes what the content depends on in the project (its inputs, the
+hook's own code). What it depends on outside the project, Python and the
+installed packages, is added here, once for every cache
+(``environment_digest``). ``MFL_CACHE=off`` skips every cache, as a clean
+build (the reproducibility test) wants.
 """
 
 from __future__ import annotations
@@ -50,10 +54,13 @@ def kernel_digest() -> str:
 
 
 def cached(folder: str, stem: str, key: str, suffix: str, produce: Callable[[], bytes]) -> bytes:
-    """``produce()``, stored as ``.cache/<folder>/<stem>-<key>.<suffix>``."""
+    """``produce()``, stored as ``.cache/<folder>/<stem>-<hash>.<suffix>``.
+
+    The hash is of ``key`` and of the environment (``environment_digest``).
+    """
     if not enabled():
         return produce()
-    target = CACHE / folder / f"{stem}-{key}.{suffix}"
+    target = CACHE / folder / f"{stem}-{digest([key, environment_digest()])}.{suffix}"
     if target.exists():
         return target.read_bytes()
     content = produce()
@@ -90,11 +97,10 @@ DIRTY = False
 class Memo:
     """Text results kept between builds in ``.cache/<name>.json``.
 
-    ``get(key, produce)`` returns the stored text for ``key``, or stores
-    ``produce()``. A key names what the text depends on in the project (the
-    inputs, the hook's own code); what it depends on outside the project is
-    covered here: the file is read only if Python and every installed package
-    are the versions that wrote it (``environment_digest``). ``save()`` writes
+    Hooks use ``memo(name)``, this build's instance. ``get(key, produce)``
+    returns the stored text for ``key``, or stores ``produce()``. The file is
+    read only if Python and every installed package are the versions that
+    wrote it (``environment_digest``). ``save()`` writes
     the entries this build asked for (and, in a dirty build, the others too),
     so entries for code that has since changed do not pile up.
 
@@ -150,3 +156,20 @@ class Memo:
                 partial.unlink(missing_ok=True)
             return
         self.stored = dict(entries)
+
+
+_OPEN: dict[str, Memo] = {}  # this build's memos, by name
+
+
+def memo(name: str) -> Memo:
+    """This build's ``Memo`` called ``name``, opened (read from disk) on first use."""
+    if name not in _OPEN:
+        _OPEN[name] = Memo(name)
+    return _OPEN[name]
+
+
+def save_memos() -> None:
+    """Write this build's memos and close them: the next build reads them afresh."""
+    for opened in _OPEN.values():
+        opened.save()
+    _OPEN.clear()

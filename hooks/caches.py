@@ -9,7 +9,7 @@ that are pure functions of inputs we can name, and cost about a third of it:
   seconds. The output depends only on the code, the lexer's and formatter's
   classes and options, and the packages' versions, so this hook swaps in
   a version of that call that looks the result up by a hash of exactly those
-  (``buildcache.Memo``) and highlights only on a miss. Anything it cannot key
+  (``buildcache.memo("highlight")``) and highlights only on a miss. Anything it cannot key
   safely (a lexer with filters, output to a file) goes straight to Pygments.
 - **Jinja templates.** The theme's and mkdocstrings' templates (about 70)
   were compiled afresh each build, over a second. Jinja's own
@@ -18,8 +18,9 @@ that are pure functions of inputs we can name, and cost about a third of it:
   versions (``buildcache.environment_digest``), since an upgrade can change
   how an environment compiles.
 
-``on_startup`` also tells every ``buildcache.Memo`` whether the build is
-``--dirty``. ``MFL_CACHE=off`` turns both caches off.
+This hook also runs the life of every ``buildcache.memo``: it tells them
+whether the build is ``--dirty`` (``on_startup``) and saves them all when the
+build ends (``on_post_build``, or ``on_build_error``). ``MFL_CACHE=off`` turns every cache off.
 ``tests/test_reproducible.py`` checks that a warm build is byte-identical to
 a clean one and reuses every stored entry.
 """
@@ -34,8 +35,6 @@ import pymdownx.highlight
 from jinja2 import Environment, FileSystemBytecodeCache
 from mkdocs.plugins import event_priority
 
-_MEMO: buildcache.Memo | None = None
-
 
 def _describe(obj) -> str:
     kind = type(obj)
@@ -44,11 +43,11 @@ def _describe(obj) -> str:
 
 def cached_highlight(code, lexer, formatter, outfile=None):
     """``pygments.highlight``, answered from the memo when the same call was made before."""
-    if _MEMO is None or outfile is not None or lexer.filters:
+    if outfile is not None or lexer.filters:
         return pygments.highlight(code, lexer, formatter, outfile)
-    # Pygments' and pymdownx's versions are covered by the Memo itself.
+    # Pygments' and pymdownx's versions are covered by the memo itself.
     key = buildcache.digest([_describe(lexer), _describe(formatter), code])
-    return _MEMO.get(key, lambda: pygments.highlight(code, lexer, formatter))
+    return buildcache.memo("highlight").get(key, lambda: pygments.highlight(code, lexer, formatter))
 
 
 def _cache_templates(env: Environment, name: str) -> None:
@@ -66,11 +65,8 @@ def on_startup(command, dirty):
 
 @event_priority(-10)  # after mkdocstrings' on_config has set up its handlers
 def on_config(config):
-    global _MEMO
-    _MEMO = None
     pymdownx.highlight.highlight = pygments.highlight
     if buildcache.enabled():
-        _MEMO = buildcache.Memo("highlight")
         # pymdownx looks the function up in its module at each call.
         pymdownx.highlight.highlight = cached_highlight
         # Pages (and so the API reference) render before on_env.
@@ -86,5 +82,10 @@ def on_env(env, config, files):
 
 
 def on_post_build(config):
-    if _MEMO is not None:
-        _MEMO.save()
+    buildcache.save_memos()
+
+
+def on_build_error(error):
+    # Under `mkdocs serve` the next build must not inherit this one's memos;
+    # what they hold is correct (content-keyed), so it is kept.
+    buildcache.save_memos()

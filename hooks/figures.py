@@ -74,8 +74,8 @@ def cached_render(script: Path, shared: str) -> bytes:
     """``render(script)`` through the build cache.
 
     ``shared`` hashes what every figure depends on besides its own script:
-    Python and the installed packages (matplotlib, numpy), this hook and the
-    kernel (see ``on_files``).
+    this hook and the kernel (see ``on_files``); ``buildcache.cached`` adds
+    Python and the installed packages (matplotlib, numpy).
     """
     key = buildcache.digest([script.read_bytes(), shared])
     return buildcache.cached("figures", script.stem, key, "svg", lambda: render(script))
@@ -83,9 +83,7 @@ def cached_render(script: Path, shared: str) -> bytes:
 
 def on_files(files: Files, config) -> Files:
     docs_dir = Path(config["docs_dir"])
-    shared = buildcache.digest(
-        [buildcache.environment_digest(), Path(__file__).read_bytes(), buildcache.kernel_digest()]
-    )
+    shared = buildcache.digest([Path(__file__).read_bytes(), buildcache.kernel_digest()])
     for script in figure_scripts(docs_dir):
         uri = script.relative_to(docs_dir).with_suffix(".svg").as_posix()
         files.append(File.generated(config, uri, content=cached_render(script, shared)))

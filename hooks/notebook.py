@@ -54,6 +54,7 @@ from mkdocs.exceptions import PluginError
 from PIL import Image
 
 log = logging.getLogger("mkdocs.hooks.notebook")
+HOOK_SOURCE = Path(__file__).read_bytes()  # part of every cache key: its output depends on it
 
 
 # ---------------------------------------------------------------------------
@@ -172,9 +173,8 @@ def fix_figures(html: str, notebook: Path) -> str:
         tag = re.sub(r'\salt="[^"]*"', "", tag).replace("<img", f'<img alt="{alt}"', 1)
         png = PNG_SRC.search(tag)
         if png:
-            uri = _FIGURES.get(
-                buildcache.digest([png["data"], Path(__file__).read_bytes()]),
-                lambda: _data_uri(png["data"]),
+            uri = buildcache.memo("notebook-figures").get(
+                buildcache.digest([png["data"], HOOK_SOURCE]), lambda: _data_uri(png["data"])
             )
             tag = tag[: png.start("uri")] + uri + tag[png.end("uri") :]
         return tag
@@ -397,11 +397,11 @@ STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
 def prune_page_styles(output: str, where: str) -> str:
     """Replace the page's inline ``<style>`` blocks by one pruned block.
 
-    Cached by the hash of the page, of this hook and of the installed
-    packages (``buildcache.environment_digest``): pruning is a third of a
-    build, and a warm build gives it the same page.
+    Cached by the hash of the page and of this hook (``buildcache.cached``
+    adds the installed packages): pruning is a third of a build, and a warm
+    build gives it the same page.
     """
-    key = buildcache.digest([output, Path(__file__).read_bytes(), buildcache.environment_digest()])
+    key = buildcache.digest([output, HOOK_SOURCE])
     slug = re.sub(r"\W+", "-", where)
     pruned = buildcache.cached(
         "notebook-css", slug, key, "html", lambda: _prune_page_styles(output, where).encode()
@@ -426,12 +426,7 @@ def _prune_page_styles(output: str, where: str) -> str:
 # ---------------------------------------------------------------------------
 
 
-_FIGURES = buildcache.Memo("notebook-figures")  # base64 PNG as drawn -> smaller data URI
-
-
 def on_config(config):
-    global _FIGURES
-    _FIGURES = buildcache.Memo("notebook-figures")
     # mkdocs-jupyter caches an executed notebook by the notebook's bytes and its
     # own options, not by the code the notebook imports: after a kernel change a
     # warm build would show the old kernel's outputs (or an old numpy's). One
@@ -476,7 +471,3 @@ def on_post_page(output: str, page, config) -> str:
     if not is_notebook(page):
         return output
     return prune_page_styles(output, page.file.src_uri)
-
-
-def on_post_build(config):
-    _FIGURES.save()

@@ -242,7 +242,6 @@ _STATS: dict[str, dict[str, int]] = {}
 
 # Between builds, measure() results are kept by the hash of the page and of
 # the code that measures it (this hook and search.py's plain_code).
-_MEASURED = buildcache.Memo("reading-time")
 _CODE = [Path(__file__).read_bytes(), (Path(__file__).parent / "search.py").read_bytes()]
 
 
@@ -250,13 +249,12 @@ def stats_for(src_uri: str) -> dict[str, int]:
     if src_uri not in _STATS:
         content = _CONTENT[src_uri]
         key = buildcache.digest([*_CODE, content])
-        _STATS[src_uri] = json.loads(_MEASURED.get(key, lambda: json.dumps(measure(content))))
+        measured = buildcache.memo("reading-time").get(key, lambda: json.dumps(measure(content)))
+        _STATS[src_uri] = json.loads(measured)
     return _STATS[src_uri]
 
 
 def on_pre_build(config) -> None:
-    global _MEASURED
-    _MEASURED = buildcache.Memo("reading-time")
     _CONTENT.clear()
     _STATS.clear()
 
@@ -293,7 +291,3 @@ def on_post_page(output: str, page, config) -> str:
         return f'<span class="mfl-reading-time">≈ {stats_for(target)["minutes"]} min</span>'
 
     return MARKER.sub(minutes, output) if "reading-time" in output else output
-
-
-def on_post_build(config) -> None:
-    _MEASURED.save()

@@ -22,6 +22,7 @@ from pygments.lexers import PythonLexer
 def cache_dir(tmp_path, monkeypatch):
     monkeypatch.setattr(buildcache, "CACHE", tmp_path)
     monkeypatch.setattr(buildcache, "DIRTY", False)
+    monkeypatch.setattr(buildcache, "_OPEN", {})
     monkeypatch.delenv("MFL_CACHE", raising=False)
     return tmp_path
 
@@ -47,6 +48,15 @@ def test_a_memo_answers_a_second_build_without_producing(cache_dir):
     second = buildcache.Memo("demo")
     assert second.get("a", lambda: produce("2")) == "1"
     assert calls == ["1"]
+
+
+def test_a_build_shares_one_memo_per_name_and_saves_them_all_at_its_end(cache_dir):
+    assert buildcache.memo("demo") is buildcache.memo("demo")
+    buildcache.memo("demo").get("a", lambda: "1")
+    buildcache.memo("other").get("b", lambda: "2")
+    buildcache.save_memos()
+    assert buildcache.memo("demo").stored == {"a": "1"}  # the next build's, read from disk
+    assert buildcache.memo("other").stored == {"b": "2"}
 
 
 def test_a_memo_keeps_only_what_the_last_build_used(cache_dir):
@@ -169,7 +179,7 @@ def test_cached_highlighting_is_pygments_output_and_skips_pygments_on_a_hit(cach
     _build(caches)
     assert pymdownx.highlight.highlight is caches.cached_highlight
     assert caches.cached_highlight(code, lexer, formatter) == expected
-    caches.on_post_build(None)
+    caches.on_post_build(None)  # saves the build's memos
     _build(caches)  # the next build
     assert caches.cached_highlight(code, lexer, formatter) == expected
     assert caches.calls == [code]  # highlighted once, then answered from the memo

@@ -93,7 +93,7 @@ def _png(transparent: bool = False) -> bytes:
 def test_figures_take_their_alt_text_from_cell_metadata_and_shrink(tmp_path, monkeypatch):
     # re-encode for real, not from the figures a local build left in .cache/
     monkeypatch.setenv("MFL_CACHE", "off")
-    monkeypatch.setattr(nbhook, "_FIGURES", nbhook.buildcache.Memo("notebook-figures"))
+    monkeypatch.setattr(nbhook.buildcache, "_OPEN", {})
     notebook = tmp_path / "n.ipynb"
     notebook.write_text(
         json.dumps({"cells": [{"id": "abc", "metadata": {"alt": "Blue lines on white"}}]}),
