@@ -34,21 +34,41 @@ CONTRACT = {
         "glove_weight",
         "glove_loss",
     ],
-    "positions": [
-        "sinusoidal",
-        "rope_frequencies",
-        "apply_rope",
-        "alibi_slopes",
-        "alibi_bias",
+    "positions": ["sinusoidal", "sinusoidal_shift", "wavelengths", "interpolate_table"],
+    "relative": [
         "relative_positions",
         "t5_bucket",
-        "interpolate_table",
+        "t5_bias",
+        "shaw_attention",
+        "transformer_xl_terms",
+        "alibi_slopes",
+        "alibi_bias",
+    ],
+    "rope": [
+        "rope_frequencies",
+        "apply_rope",
+        "rope_matrix",
+        "interleaved_to_half",
+        "half_to_interleaved",
+        "rope_cos_sin",
+        "rope_weights_to_half",
         "linear_scaled_frequencies",
         "ntk_scaled_base",
+        "dynamic_ntk_base",
         "yarn_frequencies",
         "yarn_attention_factor",
+        "llama3_frequencies",
+        "longrope_frequencies",
+        "longrope_attention_factor",
     ],
-    "attention": ["causal_mask", "scaled_dot_product_attention", "split_heads", "merge_heads"],
+    "attention": [
+        "causal_mask",
+        "scaled_dot_product_attention",
+        "split_heads",
+        "merge_heads",
+        "position_ids",
+        "packed_position_ids",
+    ],
     "diagnostics": [
         "quantize_int8",
         "dequantize",
@@ -74,7 +94,50 @@ SIGNATURES = {
     "glove_weight": "(x, x_max=100.0, alpha=0.75)",
     "noise_distribution": "(counts, power=0.75)",
     "sinusoidal": "(n_positions, d_model, base=10000.0)",
+    "sinusoidal_shift": "(delta, d_model, base=10000.0)",
+    "wavelengths": "(inv_freq)",
+    "t5_bias": "(table, n_queries, n_keys=None, *, bidirectional=True, num_buckets=32, max_distance=128)",
+    "shaw_attention": "(q, k, v, rel_k, rel_v=None, *, max_distance, mask=None, causal=False)",
+    "transformer_xl_terms": "(q, k, r, u, v)",
+    "rope_cos_sin": "(positions, inv_freq, *, layout, attention_factor=1.0)",
+    "dynamic_ntk_base": "(base, factor, d_head, seq_len, original_max_positions)",
+    "llama3_frequencies": "(d_head, factor, original_max_positions=8192, *, low_freq_factor=1.0, high_freq_factor=4.0, base=500000.0)",
+    "longrope_frequencies": "(d_head, ext_factors, base=10000.0)",
+    "longrope_attention_factor": "(factor, original_max_positions)",
+    "rope_weights_to_half": "(W, n_heads)",
+    "position_ids": "(attention_mask)",
+    "packed_position_ids": "(lengths)",
+    "rope_matrix": "(p, d_head, base=10000.0)",
+    "alibi_bias": "(n_heads, seq_len)",
+    "relative_positions": "(n_queries, n_keys=None)",
 }
+
+
+# Names that moved out of llmmath.positions keep their old import path.
+MOVED = [
+    "alibi_bias",
+    "alibi_slopes",
+    "apply_rope",
+    "half_to_interleaved",
+    "interleaved_to_half",
+    "linear_scaled_frequencies",
+    "ntk_scaled_base",
+    "relative_positions",
+    "rope_frequencies",
+    "rope_matrix",
+    "t5_bucket",
+    "yarn_attention_factor",
+    "yarn_frequencies",
+]
+
+
+@pytest.mark.parametrize("name", MOVED)
+def test_moved_names_still_import_from_positions(name):
+    from llmmath import positions
+
+    assert getattr(positions, name) is getattr(lm, name)
+
+
 PUBLIC = [(m, name) for m, names in CONTRACT.items() for name in names]
 
 

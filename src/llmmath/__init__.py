@@ -10,7 +10,14 @@ and from its module (``llmmath.similarity.cosine``). The API contract, with
 shapes and conventions, is in the API reference of the course site.
 """
 
-from .attention import causal_mask, merge_heads, scaled_dot_product_attention, split_heads
+from .attention import (
+    causal_mask,
+    merge_heads,
+    packed_position_ids,
+    position_ids,
+    scaled_dot_product_attention,
+    split_heads,
+)
 from .diagnostics import (
     dequantize,
     memory_bytes,
@@ -32,20 +39,31 @@ from .geometry import (
     project_out,
     whiten,
 )
-from .positions import (
+from .positions import interpolate_table, sinusoidal, sinusoidal_shift, wavelengths
+from .relative import (
     alibi_bias,
     alibi_slopes,
+    relative_positions,
+    shaw_attention,
+    t5_bias,
+    t5_bucket,
+    transformer_xl_terms,
+)
+from .rope import (
     apply_rope,
+    dynamic_ntk_base,
     half_to_interleaved,
     interleaved_to_half,
-    interpolate_table,
     linear_scaled_frequencies,
+    llama3_frequencies,
+    longrope_attention_factor,
+    longrope_frequencies,
     ntk_scaled_base,
-    relative_positions,
+    rope_cos_sin,
     rope_frequencies,
     rope_matrix,
-    sinusoidal,
-    t5_bucket,
+    rope_weights_to_half,
+    rotate_pairs,
     yarn_attention_factor,
     yarn_frequencies,
 )
@@ -78,9 +96,9 @@ from .training import (
 __version__ = "0.1.0"
 
 __all__ = [
-    "all_but_the_top",
     "alibi_bias",
     "alibi_slopes",
+    "all_but_the_top",
     "analogy",
     "anisotropy",
     "apply_rope",
@@ -92,6 +110,7 @@ __all__ = [
     "dequantize",
     "directional_derivative",
     "dot",
+    "dynamic_ntk_base",
     "euclidean",
     "fit_probe",
     "glove_grads",
@@ -102,7 +121,10 @@ __all__ = [
     "interleaved_to_half",
     "interpolate_table",
     "linear_scaled_frequencies",
+    "llama3_frequencies",
     "log_softmax",
+    "longrope_attention_factor",
+    "longrope_frequencies",
     "lookup",
     "mean_pool",
     "memory_bytes",
@@ -114,9 +136,11 @@ __all__ = [
     "one_hot",
     "outlier_rows",
     "output_row_grad",
+    "packed_position_ids",
     "pad_ids",
     "param_count",
     "pca",
+    "position_ids",
     "probe_accuracy",
     "project_out",
     "quantize_int8",
@@ -124,19 +148,27 @@ __all__ = [
     "relative_positions",
     "remap_rows",
     "resize",
+    "rope_cos_sin",
     "rope_frequencies",
     "rope_matrix",
+    "rope_weights_to_half",
+    "rotate_pairs",
     "row_drift",
     "scaled_dot_product_attention",
     "sgns_loss",
+    "shaw_attention",
     "sigmoid",
     "similarity_matrix",
     "sinusoidal",
+    "sinusoidal_shift",
     "softmax",
     "split_heads",
+    "t5_bias",
     "t5_bucket",
     "tied_logits",
     "top_k",
+    "transformer_xl_terms",
+    "wavelengths",
     "whiten",
     "yarn_attention_factor",
     "yarn_frequencies",

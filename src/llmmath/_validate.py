@@ -6,6 +6,13 @@ reader who passes bad input learns which argument was wrong and why.
 Conventions (see ``kernel-api.md``): ``TypeError`` for non-integer ids,
 ``IndexError`` for ids outside ``[0, V)`` (negative ids never wrap),
 ``ValueError`` for shapes, widths and options.
+
+Non-finite input: every float array and float scalar must be finite, and a
+NaN or infinity raises ``ValueError`` naming the argument (a NaN that slips
+into a position or a table otherwise comes back as a plausible-looking
+result). The one exception is ``-inf`` where it means "masked": logits given
+to ``softmax``/``log_softmax``/``cross_entropy`` and an additive attention
+``bias`` (``neg_inf=True`` below). NaN and ``+inf`` are rejected there too.
 """
 
 from __future__ import annotations
@@ -26,11 +33,14 @@ def _asarray(x: Any, name: str, func: str) -> np.ndarray:
         ) from None
 
 
-def float_array(x: Any, name: str, func: str, *, min_ndim: int = 0) -> np.ndarray:
+def float_array(
+    x: Any, name: str, func: str, *, min_ndim: int = 0, neg_inf: bool = False
+) -> np.ndarray:
     """Return ``x`` as a float64 array (or a wider float), rejecting empty input.
 
     Integer and narrower float inputs are promoted to float64; ``longdouble``
-    stays as it is.
+    stays as it is. Non-finite entries raise ``ValueError``, except ``-inf``
+    when ``neg_inf`` is true (a masked logit or score).
     """
     arr = _asarray(x, name, func)
     if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
@@ -43,7 +53,32 @@ def float_array(x: Any, name: str, func: str, *, min_ndim: int = 0) -> np.ndarra
         )
     if arr.size == 0:
         raise ValueError(f"{func}: {name} is empty (shape {arr.shape})")
-    return arr.astype(np.promote_types(arr.dtype, np.float64), copy=False)
+    arr = arr.astype(np.promote_types(arr.dtype, np.float64), copy=False)
+    finite(arr, name, func, neg_inf=neg_inf)
+    return arr
+
+
+def finite(arr: np.ndarray, name: str, func: str, *, neg_inf: bool = False) -> None:
+    """Raise ``ValueError`` if ``arr`` holds NaN or infinity (``-inf`` allowed if ``neg_inf``)."""
+    ok = np.isfinite(arr)
+    if neg_inf:
+        ok |= np.isneginf(arr)
+    if not ok.all():
+        where = tuple(int(i) for i in np.argwhere(~ok)[0])
+        bad = arr[where] if arr.ndim else arr
+        allowed = " (-inf, meaning masked, is allowed)" if neg_inf else ""
+        raise ValueError(f"{func}: {name} must be finite{allowed}; got {bad} at index {where}")
+
+
+def finite_float(value: Any, name: str, func: str) -> float:
+    """Return ``value`` as a finite Python float."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{func}: {name} must be a real number; got {value!r}") from None
+    if not np.isfinite(v):
+        raise ValueError(f"{func}: {name} must be finite; got {value!r}")
+    return v
 
 
 def matrix(x: Any, name: str, func: str) -> np.ndarray:
@@ -86,10 +121,21 @@ def positive_int(value: Any, name: str, func: str, *, minimum: int = 1) -> int:
 
 def positive_float(value: Any, name: str, func: str) -> float:
     """Return ``value`` as a float, requiring a finite ``value > 0``."""
-    v = float(value)
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise TypeError(f"{func}: {name} must be a real number; got {value!r}") from None
     if not np.isfinite(v) or v <= 0:
         raise ValueError(f"{func}: {name} must be a finite number > 0; got {value!r}")
     return v
+
+
+def even_int(d: Any, name: str, func: str, *, minimum: int = 2) -> int:
+    """Return ``d`` as an even Python int ``>= minimum`` (a width made of pairs)."""
+    d = positive_int(d, name, func, minimum=minimum)
+    if d % 2:
+        raise ValueError(f"{func}: {name} must be even (coordinates come in pairs); got {d}")
+    return d
 
 
 def even_width(d: int, name: str, func: str, why: str) -> int:

@@ -4,6 +4,8 @@ References
 ----------
 - Vaswani et al., "Attention Is All You Need", arXiv:1706.03762
   (``softmax(q kᵀ / √d) v`` and multi-head attention).
+- Position ids for padded and packed batches: Hugging Face transformers 5.x
+  (``generate``'s ids from the attention mask; ``DataCollatorWithFlattening``).
 - Reference implementation: ``torch.nn.functional.scaled_dot_product_attention``
   (math backend); ``scaled_dot_product_attention`` here returns the same output
   to 1e-10 in float64, including its treatment of fully masked query rows, and
@@ -102,11 +104,14 @@ def scaled_dot_product_attention(
         ) from None
     tq, tk = q.shape[-2], k.shape[-2]
     shape = (*lead, tq, tk)
-    scale = 1.0 / np.sqrt(q.shape[-1]) if scale is None else float(scale)
+    if scale is None:
+        scale = 1.0 / np.sqrt(q.shape[-1])
+    else:
+        scale = _validate.finite_float(scale, "scale", f)
     scores = scale * (q @ np.swapaxes(k, -1, -2))
 
     if bias is not None:
-        bias = _validate.float_array(bias, "bias", f)
+        bias = _validate.float_array(bias, "bias", f, neg_inf=True)
         shape = _broadcast_to_scores(bias, shape, "bias", "")
         scores = scores + bias
     allowed = None
@@ -168,3 +173,51 @@ def merge_heads(X: Any) -> np.ndarray:
     X = _validate.float_array(X, "X", "merge_heads", min_ndim=3)
     *lead, H, T, dh = X.shape
     return np.swapaxes(X, -2, -3).reshape(*lead, T, H * dh)
+
+
+def position_ids(attention_mask: Any) -> np.ndarray:
+    """Position ids from a 0/1 padding mask: int64, shaped like the mask ``(..., T)``.
+
+    ``cumsum(mask) - 1`` at real tokens, so each row's first real token is position 0
+    whether the row is padded on the left or the right; padded slots get 0
+    (transformers 5.x ``generate``; 4.x filled them with 1). A new token decoded after
+    the row gets the row's real-token count.
+
+    >>> position_ids([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
+    array([[0, 0, 0, 1, 2],
+           [0, 1, 2, 3, 4]])
+    """
+    f = "position_ids"
+    m = np.asarray(attention_mask)
+    if m.dtype == object or not (np.issubdtype(m.dtype, np.number) or m.dtype == np.bool_):
+        raise TypeError(f"{f}: attention_mask must be numeric 0/1; got dtype {m.dtype}")
+    if m.ndim < 1 or m.size == 0:
+        raise ValueError(f"{f}: attention_mask must be a non-empty (..., T) array; got {m.shape}")
+    if not np.isin(m, (0, 1)).all():
+        bad = m[~np.isin(m, (0, 1))].flat[0]
+        raise ValueError(f"{f}: attention_mask must hold only 0 and 1; got {bad}")
+    m = m.astype(np.int64)
+    return np.where(m == 1, np.cumsum(m, axis=-1) - 1, 0)
+
+
+def packed_position_ids(lengths: Any) -> np.ndarray:
+    """Position ids for documents packed into one row: int64 ``(sum(lengths),)``.
+
+    ``lengths: (n_docs,)`` positive integers; ids restart at 0 for each document (as
+    transformers' ``DataCollatorWithFlattening``). Restarting ids does not keep the
+    documents apart: the attention mask must do that too (block-diagonal, causal).
+
+    >>> packed_position_ids([3, 2, 4])
+    array([0, 1, 2, 0, 1, 0, 1, 2, 3])
+    """
+    f = "packed_position_ids"
+    n = np.asarray(lengths)
+    if n.dtype == np.bool_ or not np.issubdtype(n.dtype, np.integer):
+        raise TypeError(f"{f}: lengths must be integers; got dtype {n.dtype}")
+    if n.ndim != 1 or n.size == 0:
+        raise ValueError(f"{f}: lengths must be a non-empty 1-D array; got shape {n.shape}")
+    if (n < 1).any():
+        raise ValueError(f"{f}: lengths must be >= 1; got {int(n.min())}")
+    n = n.astype(np.int64)
+    starts = np.cumsum(n) - n
+    return np.arange(int(n.sum()), dtype=np.int64) - np.repeat(starts, n)

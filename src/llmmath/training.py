@@ -24,15 +24,24 @@ import numpy as np
 from llmmath import _validate
 
 
+def _masked_logits(z: Any, axis: int, func: str) -> np.ndarray:
+    """Logits that may be ``-inf`` (masked), with at least one finite entry per slice."""
+    z = _validate.float_array(z, "z", func, min_ndim=1, neg_inf=True)
+    if np.isneginf(z.max(axis=axis)).any():
+        raise ValueError(f"{func}: z has a slice along axis {axis} with every logit -inf")
+    return z
+
+
 def softmax(z: Any, axis: int = -1) -> np.ndarray:
     """Softmax along ``axis``, stable for huge logits (the max is subtracted first).
 
-    z: (..., V) -> (..., V), each slice along ``axis`` sums to 1.
+    z: (..., V) -> (..., V), each slice along ``axis`` sums to 1. ``-inf`` marks a masked
+    logit (weight 0); NaN, ``+inf`` or a slice with no finite logit raise ``ValueError``.
 
     >>> softmax([1000.0, 1000.0, -1000.0])
     array([0.5, 0.5, 0. ])
     """
-    z = _validate.float_array(z, "z", "softmax", min_ndim=1)
+    z = _masked_logits(z, axis, "softmax")
     e = np.exp(z - z.max(axis=axis, keepdims=True))
     return e / e.sum(axis=axis, keepdims=True)
 
@@ -45,7 +54,7 @@ def log_softmax(z: Any, axis: int = -1) -> np.ndarray:
     >>> log_softmax([0.0, 1e4])
     array([-10000.,      0.])
     """
-    z = _validate.float_array(z, "z", "log_softmax", min_ndim=1)
+    z = _masked_logits(z, axis, "log_softmax")
     shifted = z - z.max(axis=axis, keepdims=True)
     return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
 
@@ -64,7 +73,7 @@ def sigmoid(x: Any) -> np.ndarray:
 
 
 def _logits_and_targets(logits: Any, targets: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    z = _validate.float_array(logits, "logits", func, min_ndim=1)
+    z = _validate.float_array(logits, "logits", func, min_ndim=1, neg_inf=True)
     y = _validate.int_ids(targets, z.shape[-1], func, name="targets")
     if y.shape != z.shape[:-1]:
         raise ValueError(
