@@ -74,7 +74,9 @@ def t5_bucket(
     # transformers evaluates the log branch in torch float32. In float64, offsets that sit
     # exactly on a bucket edge can land one bucket lower (num_buckets=18: offset -8 gives 4,
     # T5 gives 5), so we replay its float32 steps. The log is taken in float64 and rounded,
-    # because numpy's own float32 log can be one ulp off (ln 2.25) where torch's is not.
+    # because numpy's own float32 log can be one ulp off (ln 2.25). torch's float32 log is
+    # not correctly rounded everywhere either (ln 1.5 one ulp high on some CPUs), so where
+    # the exact value is a whole number T5's own bucket depends on the machine.
     ratio = np.maximum(n, max_exact).astype(np.float32) / np.float32(max_exact)
     log_ratio = np.log(ratio.astype(np.float64)).astype(np.float32)
     scaled = log_ratio / np.float32(math.log(md / max_exact)) * np.float32(nb - max_exact)

@@ -277,8 +277,9 @@ def dynamic_ntk_base(
     d = even_int(d_head, "d_head", f, minimum=4)
     n = positive_int(seq_len, "seq_len", f)
     L0 = positive_int(original_max_positions, "original_max_positions", f)
-    L = max(n, L0)
-    return base * ((factor * L / L0) - (factor - 1)) ** (d / (d - 2))
+    if n <= L0:  # exactly base: the formula's 1.0 can round to 0.999...
+        return base
+    return base * ((factor * n / L0) - (factor - 1)) ** (d / (d - 2))
 
 
 def yarn_frequencies(
