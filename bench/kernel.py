@@ -1,6 +1,6 @@
 """Kernel benchmark: prints timings for this machine, asserts only that compared codes agree.
 
-1. `positions.apply_rope` on a (1, 8, 1024, 128) float64 array, against
+1. `rope.apply_rope` on a (1, 8, 1024, 128) float64 array, against
    (a) a per-vector, per-pair pure Python loop, timed on 1 head x 64 positions and
        scaled linearly to the full size (its output is checked against apply_rope's), and
    (b) the plain elementwise cos/sin formula written inline with precomputed caches.
@@ -10,6 +10,12 @@
    is the median of the paired differences, so the sorts themselves are compared fairly.
 3. `attention.scaled_dot_product_attention` at (4, 8, 1024, 64) float64, with a
    GFLOP/s estimate from the two matrix products (4 B H T^2 d flops).
+4. `relative.shaw_attention` (relative keys and values, K = 16) at the same shape,
+   against `scaled_dot_product_attention` alone: the ratio is the cost of the relative
+   terms, which should be a small constant factor, not a loop.
+5. `relative.t5_bias` for 8 heads at T = 4096 against a per-pair Python loop over
+   `table[t5_bucket(j - i), h]`, timed on a 64 x 64 slice (its values checked) and
+   scaled linearly to the full size.
 
 Medians over several runs with `time.perf_counter`, all measured in one process.
 Run from the project root: `.venv/bin/python bench/kernel.py` (about a minute).
@@ -25,7 +31,8 @@ from collections.abc import Callable
 import numpy as np
 
 from llmmath.attention import scaled_dot_product_attention
-from llmmath.positions import apply_rope, rope_frequencies
+from llmmath.relative import shaw_attention, t5_bias, t5_bucket
+from llmmath.rope import apply_rope, rope_frequencies
 from llmmath.similarity import cosine, top_k
 
 
@@ -139,6 +146,58 @@ def bench_attention(rng: np.random.Generator) -> list[tuple[str, str, str]]:
     return [(f"scaled_dot_product_attention ({B}, {H}, {T}, {d})", fmt(t), f"{gflops:.1f} GFLOP/s")]
 
 
+def bench_shaw(rng: np.random.Generator) -> list[tuple[str, str, str]]:
+    B, H, T, d, K = 4, 8, 1024, 64, 16
+    q, k, v = (rng.normal(size=(B, H, T, d)) for _ in range(3))
+    rel_k, rel_v = rng.normal(size=(2, 2 * K + 1, d))
+    zeros = np.zeros((2 * K + 1, d))
+    out, _ = shaw_attention(q, k, v, zeros, zeros, max_distance=K)
+    np.testing.assert_allclose(out, scaled_dot_product_attention(q, k, v)[0], atol=1e-12)
+    paired = [
+        paired_times(
+            lambda: shaw_attention(q, k, v, rel_k, rel_v, max_distance=K),
+            lambda: scaled_dot_product_attention(q, k, v),
+        )
+        for _ in range(5)
+    ]
+    t_shaw, t_sdpa = (statistics.median(t) for t in zip(*paired, strict=True))
+    t_keys = median_time(lambda: shaw_attention(q, k, v, rel_k, max_distance=K), 5)
+    shape = f"({B}, {H}, {T}, {d})"
+    return [
+        (f"scaled_dot_product_attention {shape} (baseline)", fmt(t_sdpa), "1.00x"),
+        (f"  shaw_attention, keys and values, K={K}", fmt(t_shaw), f"{t_shaw / t_sdpa:.2f}x"),
+        (f"  shaw_attention, keys only, K={K}", fmt(t_keys), f"{t_keys / t_sdpa:.2f}x"),
+    ]
+
+
+def t5_bias_loop(table: np.ndarray, tq: int, tk: int) -> np.ndarray:
+    """T5's bias one (head, query, key) entry at a time (the naive reference)."""
+    H = table.shape[1]
+    out = np.empty((H, tq, tk))
+    for h in range(H):
+        for i in range(tq):
+            for j in range(tk):
+                out[h, i, j] = table[int(t5_bucket(np.int64(j - i))), h]
+    return out
+
+
+def bench_t5_bias(rng: np.random.Generator) -> list[tuple[str, str, str]]:
+    H, T, s = 8, 4096, 64
+    table = rng.normal(size=(32, H))
+    full = t5_bias(table, T)
+    np.testing.assert_array_equal(t5_bias_loop(table, s, s), full[:, :s, :s])
+    t_vec = median_time(lambda: t5_bias(table, T), 5)
+    t_loop = median_time(lambda: t5_bias_loop(table, s, s), 3) * (T * T) / (s * s)
+    return [
+        (f"t5_bias H={H}, T={T}", fmt(t_vec), "1.00x"),
+        (
+            f"  per-pair Python loop ({s}x{s} slice, extrapolated)",
+            fmt(t_loop),
+            f"{t_loop / t_vec:.0f}x",
+        ),
+    ]
+
+
 def fmt(seconds: float) -> str:
     if seconds >= 1:
         return f"{seconds:.2f} s"
@@ -150,7 +209,13 @@ def fmt(seconds: float) -> str:
 def main() -> None:
     rng = np.random.default_rng(0)
     start = time.perf_counter()
-    rows = bench_rope(rng) + bench_top_k(rng) + bench_attention(rng)
+    rows = (
+        bench_rope(rng)
+        + bench_top_k(rng)
+        + bench_attention(rng)
+        + bench_shaw(rng)
+        + bench_t5_bias(rng)
+    )
     w0 = max(len(r[0]) for r in rows)
     w1 = max(len(r[1]) for r in rows)
     print(f"{'benchmark':<{w0}}  {'median':>{w1}}  ratio (time / the group's 1.00x row)")
