@@ -271,4 +271,5 @@ def probe_accuracy(X: Any, y: Any, w: Any, b: float) -> float:
     w = _validate.float_array(w, "w", "probe_accuracy")
     if w.shape != (X.shape[1],):
         raise ValueError(f"probe_accuracy: w must have shape ({X.shape[1]},); got {w.shape}")
-    return float(np.mean((X @ w + float(b) > 0) == (y == 1)))
+    b = _validate.finite_float(b, "b", "probe_accuracy")
+    return float(np.mean((X @ w + b > 0) == (y == 1)))

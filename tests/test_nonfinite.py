@@ -1,0 +1,220 @@
+"""One rule for non-finite input across the whole kernel.
+
+A NaN or an infinity in any float argument of any public function raises ``ValueError``
+naming that argument (a NaN position, table entry or logit otherwise comes back as a
+plausible-looking result). The one exception is ``-inf`` meaning "masked": logits given to
+``softmax``, ``log_softmax``, ``cross_entropy`` and ``cross_entropy_grad``, and the
+``bias`` of ``scaled_dot_product_attention``; NaN and ``+inf`` are rejected there too.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import llmmath as lm
+
+R = np.random.default_rng(0)
+
+
+def arr(*shape):
+    return R.normal(size=shape) + 0.5
+
+
+# name -> (valid keyword arguments, the float arguments that must be finite)
+CASES = {
+    "all_but_the_top": (dict(X=arr(6, 4), n_components=1), ["X"]),
+    "analogy": (dict(E=arr(6, 4), a=0, b=1, c=2), ["E"]),
+    "anisotropy": (dict(X=arr(5, 3)), ["X"]),
+    "apply_rope": (
+        dict(x=arr(3, 4), positions=np.arange(3.0), base=10000.0, inv_freq=np.array([1.0, 0.1])),
+        ["x", "positions", "inv_freq"],
+    ),
+    "center": (dict(X=arr(4, 3)), ["X"]),
+    "cosine": (dict(u=arr(3), v=arr(3), eps=1e-12), ["u", "v", "eps"]),
+    "cross_entropy": (dict(logits=arr(2, 4), targets=np.array([0, 1])), ["logits"]),
+    "cross_entropy_grad": (dict(logits=arr(2, 4), targets=np.array([0, 1])), ["logits"]),
+    "dequantize": (dict(q=np.ones((2, 3), np.int8), scale=np.ones((2, 1))), ["scale"]),
+    "directional_derivative": (
+        dict(f=lambda x: float(x @ x), x=arr(3), v=arr(3), eps=1e-6),
+        ["x", "v", "eps"],
+    ),
+    "dot": (dict(u=arr(3), v=arr(3)), ["u", "v"]),
+    "dynamic_ntk_base": (
+        dict(base=10000.0, factor=2.0, d_head=8, seq_len=20, original_max_positions=10),
+        ["base", "factor"],
+    ),
+    "euclidean": (dict(u=arr(3), v=arr(3)), ["u", "v"]),
+    "fit_probe": (
+        dict(X=arr(6, 3), y=np.array([0, 1, 0, 1, 0, 1]), steps=5, lr=0.5, l2=0.1),
+        ["X", "lr", "l2"],
+    ),
+    "glove_grads": (
+        dict(W=arr(3, 2), W_ctx=arr(3, 2), b=arr(3), b_ctx=arr(3), X=np.ones((3, 3))),
+        ["W", "W_ctx", "b", "b_ctx", "X"],
+    ),
+    "glove_loss": (
+        dict(W=arr(3, 2), W_ctx=arr(3, 2), b=arr(3), b_ctx=arr(3), X=np.ones((3, 3))),
+        ["W", "W_ctx", "b", "b_ctx", "X"],
+    ),
+    "glove_weight": (dict(x=np.ones(3), x_max=100.0, alpha=0.75), ["x", "x_max", "alpha"]),
+    "half_to_interleaved": (dict(x=arr(4)), ["x"]),
+    "hidden_grad": (dict(h=arr(3), W=arr(5, 3), y=1), ["h", "W"]),
+    "interleaved_to_half": (dict(x=arr(4)), ["x"]),
+    "interpolate_table": (dict(P=arr(4, 2), new_length=6), ["P"]),
+    "linear_scaled_frequencies": (dict(d_head=8, factor=2.0, base=10000.0), ["factor", "base"]),
+    "llama3_frequencies": (
+        dict(d_head=8, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, base=500000.0),
+        ["factor", "low_freq_factor", "high_freq_factor", "base"],
+    ),
+    "log_softmax": (dict(z=arr(2, 4)), ["z"]),
+    "longrope_attention_factor": (dict(factor=4.0, original_max_positions=4096), ["factor"]),
+    "longrope_frequencies": (
+        dict(d_head=4, ext_factors=np.array([1.0, 2.0]), base=10000.0),
+        ["ext_factors", "base"],
+    ),
+    "lookup": (dict(E=arr(5, 3), ids=np.array([0, 4])), ["E"]),
+    "mean_pool": (dict(H=arr(2, 3, 4), mask=np.ones((2, 3))), ["H"]),
+    "merge_heads": (dict(X=arr(2, 3, 4)), ["X"]),
+    "noise_distribution": (dict(counts=np.array([3.0, 1.0]), power=0.75), ["counts", "power"]),
+    "norm_report": (dict(E=arr(5, 3)), ["E"]),
+    "normalize": (dict(X=arr(3, 2), eps=1e-12), ["X", "eps"]),
+    "ntk_scaled_base": (dict(base=10000.0, factor=2.0, d_head=8), ["base", "factor"]),
+    "outlier_rows": (dict(E=arr(6, 3), z=3.0), ["E", "z"]),
+    "output_row_grad": (dict(h=arr(3), W=arr(5, 3), y=1), ["h", "W"]),
+    "pca": (dict(X=arr(6, 3), k=2), ["X"]),
+    "probe_accuracy": (
+        dict(X=arr(4, 3), y=np.array([0, 1, 0, 1]), w=arr(3), b=0.1),
+        ["X", "w", "b"],
+    ),
+    "project_out": (dict(X=arr(3, 4), direction=arr(4)), ["X", "direction"]),
+    "quantize_int8": (dict(E=arr(3, 4)), ["E"]),
+    "remap_rows": (
+        dict(E_old=arr(3, 2), old_vocab=["a", "b", "c"], new_vocab=["b", "z"]),
+        ["E_old"],
+    ),
+    "resize": (dict(E=arr(3, 2), new_vocab_size=5), ["E"]),
+    "rope_cos_sin": (
+        dict(
+            positions=np.arange(3.0),
+            inv_freq=np.array([1.0, 0.1]),
+            layout="half",
+            attention_factor=1.2,
+        ),
+        ["positions", "inv_freq", "attention_factor"],
+    ),
+    "rope_frequencies": (dict(d_head=8, base=10000.0), ["base"]),
+    "rope_matrix": (dict(p=3.0, d_head=4, base=10000.0), ["p", "base"]),
+    "rope_weights_to_half": (dict(W=arr(8, 3), n_heads=2), ["W"]),
+    "rotate_pairs": (dict(x=arr(4), layout="half"), ["x"]),
+    "row_drift": (dict(E_before=arr(3, 2), E_after=arr(3, 2)), ["E_before", "E_after"]),
+    "scaled_dot_product_attention": (
+        dict(q=arr(2, 4), k=arr(3, 4), v=arr(3, 2), bias=np.zeros((2, 3)), scale=0.5),
+        ["q", "k", "v", "bias", "scale"],
+    ),
+    "sgns_loss": (
+        dict(center=arr(3), context=arr(3), negatives=arr(2, 3)),
+        ["center", "context", "negatives"],
+    ),
+    "shaw_attention": (
+        dict(
+            q=arr(3, 2), k=arr(3, 2), v=arr(3, 2), rel_k=arr(3, 2), rel_v=arr(3, 2), max_distance=1
+        ),
+        ["q", "k", "v", "rel_k", "rel_v"],
+    ),
+    "sigmoid": (dict(x=arr(3)), ["x"]),
+    "similarity_matrix": (dict(A=arr(2, 3), B=arr(4, 3)), ["A", "B"]),
+    "sinusoidal": (dict(n_positions=4, d_model=4, base=10000.0), ["base"]),
+    "sinusoidal_shift": (dict(delta=2.0, d_model=4, base=10000.0), ["delta", "base"]),
+    "softmax": (dict(z=arr(2, 4)), ["z"]),
+    "split_heads": (dict(X=arr(3, 4), n_heads=2), ["X"]),
+    "t5_bias": (dict(table=arr(32, 2), n_queries=3), ["table"]),
+    "tied_logits": (dict(h=arr(3), E=arr(5, 3)), ["h", "E"]),
+    "top_k": (dict(query=arr(3), X=arr(5, 3), k=2), ["query", "X"]),
+    "transformer_xl_terms": (
+        dict(q=arr(3, 2), k=arr(3, 2), r=arr(5, 2), u=arr(2), v=arr(2)),
+        ["q", "k", "r", "u", "v"],
+    ),
+    "wavelengths": (dict(inv_freq=np.array([1.0, 0.1])), ["inv_freq"]),
+    "whiten": (dict(X=arr(8, 3)), ["X"]),
+    "yarn_attention_factor": (dict(factor=4.0), ["factor"]),
+    "yarn_frequencies": (
+        dict(
+            d_head=8,
+            factor=4.0,
+            original_max_positions=64,
+            base=10000.0,
+            beta_fast=32.0,
+            beta_slow=1.0,
+        ),
+        ["factor", "base", "beta_fast", "beta_slow"],
+    ),
+}
+# -inf means "masked" here; NaN and +inf are still rejected.
+MASKED = {
+    ("softmax", "z"),
+    ("log_softmax", "z"),
+    ("cross_entropy", "logits"),
+    ("cross_entropy_grad", "logits"),
+    ("scaled_dot_product_attention", "bias"),
+}
+# Functions whose every argument is an integer, a string or a label: nothing to poison.
+NO_FLOAT_INPUT = {
+    "alibi_bias",
+    "alibi_slopes",
+    "causal_mask",
+    "memory_bytes",
+    "one_hot",
+    "packed_position_ids",
+    "pad_ids",
+    "param_count",
+    "position_ids",
+    "recall_at_k",
+    "relative_positions",
+    "t5_bucket",
+}
+PAIRS = [(name, arg) for name, (_, floats) in CASES.items() for arg in floats]
+
+
+def test_every_public_function_is_covered():
+    assert set(CASES) | NO_FLOAT_INPUT == set(lm.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_valid_arguments_run(name):
+    kwargs, _ = CASES[name]
+    getattr(lm, name)(**kwargs)
+
+
+def poison(value, bad, where):
+    if np.ndim(value) == 0:
+        return bad
+    out = np.array(value, dtype=np.float64)
+    out.flat[where % out.size] = bad
+    return out
+
+
+@pytest.mark.parametrize("name,arg", PAIRS, ids=[f"{n}-{a}" for n, a in PAIRS])
+@settings(max_examples=12, deadline=None)
+@given(bad=st.sampled_from([np.nan, np.inf, -np.inf]), where=st.integers(0, 1000))
+def test_non_finite_input_raises_naming_the_argument(name, arg, bad, where):
+    kwargs, _ = CASES[name]
+    kwargs = dict(kwargs, **{arg: poison(kwargs[arg], bad, where)})
+    func = getattr(lm, name)
+    if bad == -np.inf and (name, arg) in MASKED:
+        result = func(**kwargs)  # a masked entry: allowed, and gives no NaN
+        flat = np.concatenate(
+            [np.ravel(r) for r in (result if isinstance(result, tuple) else (result,))]
+        )
+        assert not np.isnan(flat).any()
+        return
+    with pytest.raises(ValueError, match=rf"\b{arg}\b"):
+        func(**kwargs)
+
+
+def test_softmax_row_with_no_finite_logit_raises():
+    with pytest.raises(ValueError, match="z"):
+        lm.softmax([[0.0, 1.0], [-np.inf, -np.inf]])
+    np.testing.assert_array_equal(lm.softmax([-np.inf, 0.0]), [0.0, 1.0])
