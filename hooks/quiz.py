@@ -87,7 +87,11 @@ HEADERLINK = re.compile(r'<a class="headerlink"[^>]*>.*?</a>', re.S)
 TEACHES = re.compile(
     r'<a href="#(?P<anchor>[^"]*)" data-mfl-teaches(?:="")?>(?P<text>.*?)</a>', re.S
 )
-PROGRESS = re.compile(r'<div class="mfl-progress" data-lesson="(?P<lesson>[^"]+)"></div>')
+# A lesson overview's progress table; "mfl-progress mfl-progress-compact" (the home
+# page) shows only the summary line, the table being kept for the script to read.
+PROGRESS = re.compile(
+    r'<div class="mfl-progress(?P<compact> mfl-progress-compact)?" data-lesson="(?P<lesson>[^"]+)"></div>'
+)
 PRACTICE = re.compile(r'<div class="mfl-practice"></div>')
 # libyaml's parser when PyYAML was built with it (its wheels are): the same
 # safe constructor, a tenth of the time of the pure-Python one.
@@ -399,7 +403,7 @@ def _lesson_pages(lesson: str) -> list:
     ]
 
 
-def _progress_table(lesson: str, page) -> str:
+def _progress_table(lesson: str, page, compact: bool = False) -> str:
     rows = []
     for p in _lesson_pages(lesson):
         total = _TOTALS.get(p.url, 0)
@@ -411,7 +415,8 @@ def _progress_table(lesson: str, page) -> str:
             f'<td class="mfl-score">{"–" if total else "no skill check"}</td></tr>'
         )
     return (
-        f'<div class="mfl-progress" data-lesson="{_attr(lesson)}">'
+        f'<div class="mfl-progress{" mfl-progress-compact" if compact else ""}" '
+        f'data-lesson="{_attr(lesson)}">'
         '<p class="mfl-progress-summary">Your progress is read from this browser\'s storage; '
         "nothing is sent anywhere.</p>"
         '<table><thead><tr><th scope="col">Section</th><th scope="col">Visited</th>'
@@ -435,7 +440,9 @@ def on_page_content(html_text: str, page, config, files) -> str:
             return f'<a href="#{m["anchor"]}">{headings[anchor]}</a>'
 
         html_text = TEACHES.sub(review, html_text)
-    html_text = PROGRESS.sub(lambda m: _progress_table(m["lesson"], page), html_text)
+    html_text = PROGRESS.sub(
+        lambda m: _progress_table(m["lesson"], page, bool(m["compact"])), html_text
+    )
     root = get_relative_url(".", page.url)
     html_text = PRACTICE.sub(
         f'<div class="mfl-practice" data-root="{_attr(root)}/">'

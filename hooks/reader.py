@@ -31,8 +31,10 @@ The result is rounded up to whole minutes (at least 1). Headings are the
 
 Any page may also show another page's estimate with a comment such as
 ``<!-- reading-time: intuition.md -->`` (path relative to the page, as for a
-link); it becomes ``≈ 9 min``. The lesson overview's section map uses this. An
-unknown path fails the build.
+link); it becomes ``≈ 9 min``. The lesson overview's section map uses this. A
+folder (``<!-- reading-time: positional-encodings/ -->``) gives the sum over the
+Markdown pages of that lesson (the theory notebook not included); the home page
+uses this. An unknown path, or a folder with no page, fails the build.
 """
 
 from __future__ import annotations
@@ -286,6 +288,14 @@ def on_post_page(output: str, page, config) -> str:
     # Every page's content has been measured before any page is written.
     def minutes(m: re.Match) -> str:
         target = posixpath.normpath(posixpath.join(posixpath.dirname(page.file.src_uri), m["path"]))
+        if m["path"].endswith("/"):
+            pages = [
+                uri for uri in _CONTENT if uri.startswith(target + "/") and uri.endswith(".md")
+            ]
+            if not pages:
+                raise PluginError(f"{page.file.src_uri}: `{m.group(0)}` names no lesson folder")
+            total = sum(stats_for(uri)["minutes"] for uri in pages)
+            return f'<span class="mfl-reading-time">≈ {total} min</span>'
         if target not in _CONTENT:
             raise PluginError(f"{page.file.src_uri}: `{m.group(0)}` names no page ({target})")
         return f'<span class="mfl-reading-time">≈ {stats_for(target)["minutes"]} min</span>'

@@ -269,6 +269,30 @@ def test_answering_updates_the_score_and_it_survives_a_reload(tab):
     tab.watch.check()
 
 
+def test_home_page_shows_both_lessons_with_reading_time_and_progress(tab):
+    """Progress from either lesson reaches the home page; the queue spans both lessons."""
+    pe_page = "positional-encodings/rotary-position-embeddings/"
+    open_page(tab, pe_page)
+    form = first_question(tab, "choice")
+    answer(form, right=False)
+    open_page(tab, LESSON)
+    answer(first_question(tab, "choice"), right=True)
+    open_page(tab, "")
+    times = tab.locator(".mfl-lessons .mfl-reading-time").all_inner_texts()
+    assert len(times) == 2 and all(re.fullmatch(r"≈ \d+ min", t) for t in times), times
+    summaries = tab.locator(".mfl-progress-compact .mfl-progress-summary").all_inner_texts()
+    assert len(summaries) == 2
+    esm, pe = summaries
+    assert "Visited 1 of" in esm and " 1 of " in esm and "correct" in esm, esm
+    assert "Visited 1 of" in pe and " 0 of " in pe, pe
+    assert all("1 question in your practice queue" in s for s in summaries), summaries
+    assert tab.locator(".mfl-progress-compact table").first.is_hidden()
+    open_page(tab, "practice/")
+    card = tab.locator(f'.mfl-practice-item[data-page="{pe_page}"]')
+    card.locator("form.mfl-quiz-q").wait_for()
+    tab.watch.check()
+
+
 def test_wrong_answer_is_queued_and_a_correct_retry_removes_it(tab):
     open_page(tab, "practice/")
     assert "queue is empty" in tab.locator(".mfl-practice").inner_text()
@@ -435,15 +459,23 @@ def test_palette_toggle_and_accessibility_in_both_palettes(tab):
     tab.watch.check()
 
 
-def test_search_finds_the_cosine_similarity_page(tab):
+SEARCHES = [
+    ("cosine similarity", "/similarity-geometry/"),
+    ("RoPE", "/positional-encodings/rotary-position-embeddings/"),
+    ("ALiBi", "/positional-encodings/alibi/"),
+    ("YaRN", "/positional-encodings/rope-scaling/"),
+    ("T5 bucket", "/positional-encodings/relative-position-encodings/"),
+]
+
+
+@pytest.mark.parametrize("query,page", SEARCHES, ids=[q for q, _ in SEARCHES])
+def test_search_finds_the_page_that_teaches_it(tab, query, page):
     open_page(tab, "")
     tab.keyboard.press("/")  # Material's shortcut focuses the search box
     box = tab.locator("input.md-search__input")
     expect(box).to_be_focused()
-    box.fill("cosine similarity")
-    hits = tab.locator('a.md-search-result__link[href*="/similarity-geometry/"]').filter(
-        visible=True
-    )
+    box.fill(query)
+    hits = tab.locator(f'a.md-search-result__link[href*="{page}"]').filter(visible=True)
     expect(hits.first).to_be_visible(timeout=15_000)
     tab.watch.check()
 

@@ -1,0 +1,47 @@
+"""One token repeated in every slot: the scores under three position schemes.
+
+Learned rows added to the input, an ALiBi bias on the scores, and RoPE on
+queries and keys; 16 positions, causal (keys after the query left blank).
+"""
+
+import llmmath as lm
+import matplotlib.pyplot as plt
+import numpy as np
+
+rng = np.random.default_rng(1)
+T, d, d_k = 16, 16, 8
+x = rng.normal(size=d)  # the same token vector in every slot
+X = np.tile(x, (T, 1))  # (T, d)
+W_q, W_k = rng.normal(size=(2, d, d_k)) / np.sqrt(d)
+P = 0.8 * rng.normal(size=(T, d))  # learned position rows (random here)
+
+
+def scores(Q, K):
+    return Q @ K.T / np.sqrt(d_k)
+
+
+added = scores((X + P) @ W_q, (X + P) @ W_k)
+alibi = scores(X @ W_q, X @ W_k) + lm.alibi_bias(4, T)[1]  # slope 1/16
+rope = scores(lm.apply_rope(X @ W_q), lm.apply_rope(X @ W_k))
+
+panels = [
+    (added, "learned rows added to input"),
+    (alibi, "ALiBi bias on scores"),
+    (rope, "RoPE rotating q and k"),
+]
+allowed = lm.causal_mask(T)
+fig, axes = plt.subplots(1, 3, figsize=(9.6, 3.5), constrained_layout=True)
+for ax, (S, title) in zip(axes, panels):
+    im = ax.imshow(
+        np.where(allowed, S, np.nan), cmap="viridis", interpolation="nearest"
+    )
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("key position j")
+    ax.set_xticks(range(0, T, 5))
+    ax.set_yticks(range(0, T, 5))
+    fig.colorbar(im, ax=ax, shrink=0.8)
+axes[0].set_ylabel("query position i")
+fig.suptitle(
+    "Same token in every slot: only the relative schemes give constant "
+    "diagonals"
+)
