@@ -10,9 +10,10 @@ References:
   BERT-Networks" (arXiv:1908.10084) -- mean pooling over unmasked tokens.
 - Manning, Raghavan & Schuetze 2008, "Introduction to Information Retrieval",
   ch. 8 -- recall at rank k.
-- Reference implementations: ``torch.nn.functional.cosine_similarity`` and
-  ``torch.nn.functional.normalize`` (same ``eps`` rule), ``torch.cdist``
-  (``"euclidean"``), sentence-transformers' ``Pooling`` (mean mode).
+- Reference implementations: ``torch.nn.functional.cosine_similarity`` (its
+  ``eps`` rule differs, see ``cosine``), ``torch.nn.functional.normalize``
+  (same ``eps`` rule as ``normalize``), ``torch.cdist`` (``"euclidean"``),
+  sentence-transformers' ``Pooling`` (mean mode).
 """
 
 from __future__ import annotations
@@ -63,6 +64,12 @@ def cosine(u: Any, v: Any, eps: float = 1e-12) -> np.ndarray:
     ``u: (..., d)``, ``v: (..., d)``, leading dimensions broadcast; result
     ``(...)`` in ``[-1, 1]`` (clipped against rounding). A zero vector gives 0,
     never NaN.
+
+    ``eps`` clamps the *product* of the norms. Current PyTorch
+    (``torch.nn.functional.cosine_similarity``, default ``eps=1e-8``) clamps
+    each norm on its own, ``u.v / (max(|u|, eps) * max(|v|, eps))``; clamping
+    the product was its earlier rule. Both give 0 for a zero vector and agree
+    when nothing is clamped; for tiny norms they differ.
 
     >>> cosine([1.0, 0.0], [[2.0, 0.0], [0.0, 3.0], [-1.0, 0.0], [0.0, 0.0]])
     array([ 1.,  0., -1.,  0.])

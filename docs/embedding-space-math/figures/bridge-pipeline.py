@@ -26,8 +26,8 @@ boxes = [  # (x, y, label, stage), in pipeline order
     (3.1, 1, f"lookup in E (V, d)\n{shape(E)}", "emb"),
     (4.3, 1, f"+ positions P (T, d)\n{shape(P)}", "emb"),
     (4.3, 0, f"residual stream (B, T, d)\n{shape(H0)}", "emb"),
-    (2.95, 0, "attention / MLP\nblocks", "attn"),
-    (1.75, 0, "head W (V, d)\ntied: W = E", "emb"),
+    (2.95, 0, f"attention / MLP\nblocks (B, T, d)\n{shape(H1)}", "attn"),
+    (1.75, 0, f"head W (V, d)\ntied: W = E\n{shape(E)}", "emb"),
     (0.35, 0, f"logits (B, T, V)\n{shape(logits)}", "emb"),
 ]
 fig, ax = plt.subplots(figsize=(9.0, 3.4))
