@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SITE = ROOT / "site"
 BUDGET = 300 * 1024  # bytes, gzipped, per lesson page on a first visit
-LESSONS = "embedding-space-math"  # lesson folders (see hooks/reader.py)
+LESSONS = ("embedding-space-math", "positional-encodings")  # lesson folders (hooks/reader.py)
 FONTS = (".woff2", ".woff", ".ttf", ".otf", ".eot")
 SEARCH_INDEX = "search/search_index.json"
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)""")
@@ -143,7 +143,7 @@ def page_weight(html_path: Path, site: Path = SITE) -> tuple[int, int, int]:
 
 
 def lesson_pages(site: Path = SITE) -> list[Path]:
-    return sorted((site / LESSONS).rglob("index.html"))
+    return sorted(p for lesson in LESSONS for p in (site / lesson).rglob("index.html"))
 
 
 def weight_report(site: Path = SITE) -> bool:

@@ -96,7 +96,8 @@ SIGNATURES = {
     "sinusoidal": "(n_positions, d_model, base=10000.0)",
     "sinusoidal_shift": "(delta, d_model, base=10000.0)",
     "wavelengths": "(inv_freq)",
-    "t5_bias": "(table, n_queries, n_keys=None, *, bidirectional=True, num_buckets=32, max_distance=128)",
+    # the contract's signature, plus query_offset (decode steps), added at the end
+    "t5_bias": "(table, n_queries, n_keys=None, *, bidirectional=True, num_buckets=32, max_distance=128, query_offset=0)",
     "shaw_attention": "(q, k, v, rel_k, rel_v=None, *, max_distance, mask=None, causal=False)",
     "transformer_xl_terms": "(q, k, r, u, v)",
     "rope_cos_sin": "(positions, inv_freq, *, layout, attention_factor=1.0)",

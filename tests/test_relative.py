@@ -77,6 +77,32 @@ def test_t5_bias_matches_hf_compute_bias(bidirectional, num_buckets, max_distanc
     np.testing.assert_allclose(ours, ref, rtol=1e-6, atol=1e-6)
 
 
+@pytest.mark.parametrize("bidirectional", [True, False])
+def test_t5_bias_query_offset_is_the_last_rows_of_the_full_bias(bidirectional):
+    table = np.random.default_rng(7).normal(size=(32, 3))
+    full = t5_bias(table, 200, bidirectional=bidirectional)
+    step = t5_bias(table, 1, 200, bidirectional=bidirectional, query_offset=199)
+    np.testing.assert_array_equal(step, full[:, -1:])
+    chunk = t5_bias(table, 50, 200, bidirectional=bidirectional, query_offset=150)
+    np.testing.assert_array_equal(chunk, full[:, 150:])
+    with pytest.raises(ValueError, match="query_offset"):
+        t5_bias(table, 1, 5, query_offset=-1)
+
+
+def test_t5_bias_query_offset_matches_hf_past_seen_tokens():
+    torch = pytest.importorskip("torch")
+    transformers = pytest.importorskip("transformers")
+    t5 = pytest.importorskip("transformers.models.t5.modeling_t5")
+    config = transformers.T5Config(d_model=16, d_kv=4, num_heads=4, is_decoder=True)
+    attn = t5.T5Attention(config, has_relative_attention_bias=True)
+    table = np.random.default_rng(8).normal(size=(32, 4))
+    with torch.no_grad():
+        attn.relative_attention_bias.weight.copy_(torch.tensor(table))
+        ref = attn.compute_bias(3, 120, past_seen_tokens=117)[0].numpy()
+    ours = t5_bias(table, 3, 120, bidirectional=False, query_offset=117)
+    np.testing.assert_allclose(ours, ref, rtol=1e-6, atol=1e-6)
+
+
 # ---------------------------------------------------------------- Shaw et al.
 
 

@@ -12,6 +12,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 from urllib.parse import urlparse
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 MATH = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<body>.*?)</(?P=tag)>', re.S)
 
@@ -97,13 +99,27 @@ def test_figures_are_in_the_build(site_dir):
         assert svg.read_bytes().startswith(b"<?xml")
 
 
+def test_moved_position_functions_keep_their_old_api_anchors(site_dir):
+    """Links to reference/positions/#llmmath.positions.<name> from before the split still land."""
+    page = (site_dir / "reference/positions/index.html").read_text(encoding="utf-8")
+    moved = [
+        "relative_positions", "t5_bucket", "alibi_slopes", "alibi_bias", "rope_frequencies",
+        "apply_rope", "rope_matrix", "interleaved_to_half", "half_to_interleaved",
+        "linear_scaled_frequencies", "ntk_scaled_base", "yarn_frequencies",
+        "yarn_attention_factor",
+    ]  # fmt: skip
+    for name in moved + ["sinusoidal", "sinusoidal_shift", "wavelengths", "interpolate_table"]:
+        assert f'id="llmmath.positions.{name}"' in page, name
+
+
 def test_reference_pages_render_docstrings(site_dir):
     page = (site_dir / "reference/similarity/index.html").read_text(encoding="utf-8")
     assert "top_k" in page and "argpartition" in page or "partial sort" in page
 
 
-def test_every_lesson_page_links_to_its_theory_notebook(site_dir):
-    lesson = site_dir / "embedding-space-math"
+@pytest.mark.parametrize("lesson_dir", ["embedding-space-math", "positional-encodings"])
+def test_every_lesson_page_links_to_its_theory_notebook(site_dir, lesson_dir):
+    lesson = site_dir / lesson_dir
     pages = [p for p in lesson.glob("*/index.html") if p.parent.name != "theory"]
     assert len(pages) >= 12
     for page in pages + [lesson / "index.html"]:

@@ -92,12 +92,15 @@ def t5_bias(
     bidirectional: bool = True,
     num_buckets: int = 32,
     max_distance: int = 128,
+    query_offset: int = 0,
 ) -> np.ndarray:
     """T5's per-head score bias ``(H, Tq, Tk)``: ``out[h, i, j] = table[t5_bucket(j - i), h]``.
 
     ``table: (num_buckets, H)``, the layout of HF's ``relative_attention_bias.weight``;
-    queries and keys both count from 0, so this equals ``T5Attention.compute_bias(Tq, Tk)[0]``
-    without a cache offset. T5 adds it to the raw ``q kᵀ`` scores (no ``1/√d`` scaling).
+    keys count from 0 and queries from ``query_offset`` (0 by default), so this equals
+    ``T5Attention.compute_bias(Tq, Tk, past_seen_tokens=query_offset)[0]``. A decode step
+    with ``n`` cached tokens is ``t5_bias(table, 1, n + 1, query_offset=n)``: the new query
+    sits at position ``n``, not 0. T5 adds the bias to the raw ``q kᵀ`` scores (no ``1/√d``).
 
     >>> t5_bias(np.arange(8.0)[:, None], 2, 3, num_buckets=8)[0]
     array([[0., 5., 6.],
@@ -111,8 +114,9 @@ def t5_bias(
             f"{f}: table must have num_buckets = {nb} rows (num_buckets, H); got shape "
             f"{table.shape}"
         )
+    offset = positive_int(query_offset, "query_offset", f, minimum=0)
     buckets = t5_bucket(
-        relative_positions(n_queries, n_keys),
+        relative_positions(n_queries, n_keys) - offset,
         bidirectional=bidirectional,
         num_buckets=nb,
         max_distance=max_distance,
