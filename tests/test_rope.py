@@ -445,3 +445,16 @@ BAD = [
 def test_bad_input_names_the_argument(call, error, name):
     with pytest.raises(error, match=name):
         call()
+
+
+def test_position_ids_match_hf_generate():
+    torch = pytest.importorskip("torch")
+    pytest.importorskip("transformers")
+    from transformers.generation.utils import GenerationMixin
+
+    mask = np.array([[0, 0, 1, 1, 1, 1], [1, 1, 1, 1, 1, 1], [0, 0, 0, 0, 0, 1]])
+    ids = torch.ones(mask.shape, dtype=torch.long)
+    ref = GenerationMixin._prepare_position_ids_for_generation(
+        None, ids, {"attention_mask": torch.tensor(mask)}
+    )
+    np.testing.assert_array_equal(position_ids(mask), ref.numpy())

@@ -44,7 +44,7 @@ axes[1].text(
     ha="right",
     fontsize=8,
 )
-axes[1].text(150, 2, "every future key:\nbucket 0", fontsize=8)
+axes[1].text(40, 2, "every future key:\nbucket 0", fontsize=8)
 # bucket 16 would be "offset +0": no key ahead has that offset
 axes[0].axhline(16, color="0.6", linestyle=":", linewidth=1)
 axes[0].text(-290, 16.6, "bucket 16: never used", fontsize=8)
