@@ -41,7 +41,7 @@ ax1.set(
     title="Frequency ratio per pair",
     xlim=(0, d // 2 - 1),
 )
-ax1.legend(frameon=False, loc="lower left", fontsize=8)
+ax1.legend(frameon=False, loc="upper right", fontsize=8)
 ax2.set_yscale("log", base=2)
 ax2.set_yticks([1, 2, 4, 8], ["1", "2", "4", "8"])
 ax2.axvspan(-0.5, n_swept - 0.5, color="tab:gray", alpha=0.15, lw=0)
