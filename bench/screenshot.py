@@ -173,7 +173,7 @@ def shoot(
                     wrong = "1" if right == "0" else "0"
                     form.locator(f'input[value="{wrong if i == 0 else right}"]').check()
                 else:
-                    form.locator('input[type="number"]').fill(right)
+                    form.locator(".mfl-quiz-num input").fill(right)
                 form.locator('button[type="submit"]').click()
         if scroll_to:
             page.evaluate(

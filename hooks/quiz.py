@@ -52,13 +52,17 @@ string is exactly ``quiz`` holds a YAML list of questions::
   anchor that is not a heading on the page fails the build.
 
 Output: a ``<section class="mfl-quiz">`` of one ``<form class="mfl-quiz-q">``
-per question (fieldset + legend, real radio inputs or a labelled number
-input, a submit button, a ``role="status"`` feedback line and a hidden
-explanation with a "Review" link to the teaching heading). The text goes
-through the page's own Markdown pipeline (``md_in_html``), so KaTeX, links
-and link validation work as elsewhere. ``docs/javascripts/reader.js`` does
-the rest in the browser. The lesson overview's ``mfl-progress`` placeholder
-and the Practice page's ``mfl-practice`` placeholder are filled here too.
+per question (fieldset + legend, real radio inputs or a labelled text input
+that reader.js reads as a number, a submit button, a ``role="status"``
+feedback line and a hidden explanation with a "Review" link to the teaching
+heading). Everything but the question and its options is marked
+``data-search-exclude``: buttons, labels, feedback and the explanation (which
+gives the answer away) stay out of the search index (``hooks/search.py``).
+The text goes through the page's own Markdown pipeline (``md_in_html``), so
+KaTeX, links and link validation work as elsewhere.
+``docs/javascripts/reader.js`` does the rest in the browser. The lesson
+overview's ``mfl-progress`` placeholder and the Practice page's
+``mfl-practice`` placeholder are filled here too.
 """
 
 from __future__ import annotations
@@ -289,7 +293,7 @@ def render_question(q: Question, number: int, total: int, page_url: str) -> str:
     attrs = " ".join(f'{k}="{_attr(v)}"' if v != "" else k for k, v in data.items())
     out = [f"<form {attrs}>", '<fieldset markdown="1">']
     out.append(
-        f'<legend markdown="span"><span class="mfl-quiz-n">Question {number} of {total}.</span> {q.question}</legend>'
+        f'<legend markdown="span"><span class="mfl-quiz-n" data-search-exclude>Question {number} of {total}.</span> {q.question}</legend>'
     )
     if q.type == "choice":
         for i, option in enumerate(q.options):
@@ -299,17 +303,23 @@ def render_question(q: Question, number: int, total: int, page_url: str) -> str:
                 f' <label for="{oid}">{option}</label></div>'
             )
     else:
+        # A text field, read by reader.js: a number field drops what it cannot
+        # parse ("0,6" became 6) and changes on the mouse wheel and arrow keys.
         out.append(
-            f'<div class="mfl-quiz-num"><label for="{base}-in">Your answer (a number)</label> '
-            f'<input type="number" step="any" inputmode="decimal" autocomplete="off" name="{base}" id="{base}-in"></div>'
+            f'<div class="mfl-quiz-num" data-search-exclude><label for="{base}-in">Your answer (a number)</label> '
+            f'<input type="text" autocomplete="off" autocapitalize="off" spellcheck="false" '
+            f'name="{base}" id="{base}-in" aria-describedby="{base}-hint">'
+            f'<span class="mfl-quiz-hint" id="{base}-hint">A decimal (point or comma), a fraction a/b, or e-notation.</span></div>'
         )
     out.append("</fieldset>")
     out.append(
-        '<div class="mfl-quiz-actions"><button type="submit" class="md-button md-button--primary">Check answer</button></div>'
+        '<div class="mfl-quiz-actions" data-search-exclude><button type="submit" class="md-button md-button--primary">Check answer</button></div>'
     )
-    out.append('<p class="mfl-quiz-feedback" role="status" aria-live="polite"></p>')
+    out.append(
+        '<p class="mfl-quiz-feedback" role="status" aria-live="polite" data-search-exclude></p>'
+    )
     explain = textwrap.dedent(q.explain).strip()
-    out.append('<div class="mfl-quiz-explain" hidden markdown="1">')
+    out.append('<div class="mfl-quiz-explain" hidden data-search-exclude markdown="1">')
     out.append("")
     out.append(explain)
     out.append("")
@@ -325,13 +335,13 @@ def render_question(q: Question, number: int, total: int, page_url: str) -> str:
 def render_block(block: QuizBlock, page_url: str, first: int, total: int) -> str:
     parts = [
         f'<section class="mfl-quiz" data-page="{_attr(page_url)}" data-total="{total}" markdown="1">',
-        '<p class="mfl-quiz-score" aria-live="polite">'
+        '<p class="mfl-quiz-score" aria-live="polite" data-search-exclude>'
         f"{total} questions. Your answers and score are kept only in this browser.</p>",
     ]
     for offset, q in enumerate(block.questions):
         parts.append(render_question(q, first + offset, total, page_url))
     parts.append(
-        '<p class="mfl-quiz-tools"><button type="button" class="md-button mfl-quiz-reset">'
+        '<p class="mfl-quiz-tools" data-search-exclude><button type="button" class="md-button mfl-quiz-reset">'
         "Clear my answers on this page</button></p>"
     )
     parts.append("</section>")
@@ -416,7 +426,7 @@ def _progress_table(lesson: str, page, compact: bool = False) -> str:
         )
     return (
         f'<div class="mfl-progress{" mfl-progress-compact" if compact else ""}" '
-        f'data-lesson="{_attr(lesson)}">'
+        f'data-lesson="{_attr(lesson)}" data-search-exclude>'
         '<p class="mfl-progress-summary">Your progress is read from this browser\'s storage; '
         "nothing is sent anywhere.</p>"
         '<table><thead><tr><th scope="col">Section</th><th scope="col">Visited</th>'
@@ -443,10 +453,34 @@ def on_page_content(html_text: str, page, config, files) -> str:
     html_text = PROGRESS.sub(
         lambda m: _progress_table(m["lesson"], page, bool(m["compact"])), html_text
     )
-    root = get_relative_url(".", page.url)
-    html_text = PRACTICE.sub(
-        f'<div class="mfl-practice" data-root="{_attr(root)}/">'
-        "<p>The practice queue needs JavaScript; it is kept in this browser only.</p></div>",
-        html_text,
-    )
+    if PRACTICE.search(html_text):
+        root = get_relative_url(".", page.url)
+        html_text = PRACTICE.sub(
+            lambda m: (
+                f'<div class="mfl-practice" data-root="{_attr(root)}/" data-search-exclude>'
+                "<p>The practice queue needs JavaScript; it is kept in this browser only.</p>"
+                f"{_quiz_pages(page)}</div>"
+            ),
+            html_text,
+        )
     return html_text
+
+
+def _quiz_pages(page) -> str:
+    """The pages that have a skill check, by lesson, for the Practice page's empty state."""
+    lessons: dict[str, list[str]] = {}
+    for p in _NAV.pages if _NAV is not None else []:
+        if _TOTALS.get(p.url):
+            lesson = p.parent.title if p.parent is not None else ""
+            href = _attr(get_relative_url(p.url, page.url))
+            lessons.setdefault(lesson, []).append(
+                f'<a href="{href}">{html.escape(p.title or p.url)}</a>'
+            )
+    items = "".join(
+        f"<li>{html.escape(lesson)}{': ' if lesson else ''}{', '.join(links)}</li>"
+        for lesson, links in lessons.items()
+    )
+    return (
+        '<div class="mfl-practice-pages" hidden><p>Skill checks end these pages:</p>'
+        f"<ul>{items}</ul></div>"
+    )

@@ -10,10 +10,16 @@ Right under a lesson page's title this hook inserts, at build time:
 * the estimated reading time and the number of headings, e.g.
   ``≈ 14 min read · 23 headings · 5 skill-check questions · theory notebook``
   (the last a link to the lesson's ``theory.ipynb``, on every other page of the lesson);
+* on the theory notebook's own page, a button that downloads the ``.ipynb``
+  file: the copy that mkdocs-jupyter's ``include_source`` puts next to the
+  page, linked relatively, so it works on any host and offline;
 * a collapsed "Your notes" panel (``<details>``) whose textarea is wired up by
   ``docs/javascripts/reader.js`` (autosave to localStorage, counter, export,
   import). It carries ``hidden`` until the script runs, so a reader without
   JavaScript sees no dead controls.
+
+The block carries ``data-search-exclude``: interface text is no search result
+(``hooks/search.py``).
 
 Reading time is estimated from the rendered HTML, so Markdown pages and
 notebooks are measured alike:
@@ -44,6 +50,7 @@ import json
 import math
 import posixpath
 import re
+from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
 
@@ -183,18 +190,46 @@ def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 
 
-def notebook_link(page, files) -> str | None:
-    """Relative URL of the lesson's theory notebook, for every other page of the lesson."""
+@dataclass(frozen=True)
+class Notebook:
+    """Where a lesson page finds its lesson's theory notebook."""
+
+    page: str | None  # relative URL of the notebook page; None on that page itself
+    file: str  # relative URL of the .ipynb file (copied by mkdocs-jupyter's include_source)
+    name: str  # file name offered by the download, e.g. embedding-space-math-theory.ipynb
+    size: int  # bytes
+
+
+def notebook_link(page, files) -> Notebook | None:
+    """The lesson's theory notebook, as seen from ``page`` (None if the lesson has none)."""
     if files is None:
         return None
     lesson = page.file.src_uri.split("/")[0]
     notebook = files.get_file_from_path(f"{lesson}/theory.ipynb")
-    if notebook is None or notebook.src_uri == page.file.src_uri:
+    if notebook is None:
         return None
-    return get_relative_url(notebook.url, page.url)
+    source = posixpath.basename(notebook.src_uri)
+    copy = posixpath.join(posixpath.dirname(notebook.dest_uri), source)
+    on_it = notebook.src_uri == page.file.src_uri
+    return Notebook(
+        page=None if on_it else get_relative_url(notebook.url, page.url),
+        file=get_relative_url(copy, page.url),
+        name=f"{lesson}-{source}",
+        size=Path(notebook.abs_src_path).stat().st_size,
+    )
 
 
-def reader_block(page, stats: dict[str, int], questions: int, notebook: str | None = None) -> str:
+def _download(notebook: Notebook, text: str, cls: str = "") -> str:
+    attrs = f' class="{cls}"' if cls else ""
+    return (
+        f'<a{attrs} href="{html.escape(notebook.file, quote=True)}" '
+        f'download="{html.escape(notebook.name, quote=True)}" type="application/x-ipynb+json">{text}</a>'
+    )
+
+
+def reader_block(
+    page, stats: dict[str, int], questions: int, notebook: Notebook | None = None
+) -> str:
     title = html.escape(page.title or "", quote=True)
     url = html.escape(page.url, quote=True)
     items = [
@@ -205,18 +240,27 @@ def reader_block(page, stats: dict[str, int], questions: int, notebook: str | No
         items.append(
             f'<span class="mfl-meta-quiz"><a href="#skill-check">{_plural(questions, "skill-check question")}</a></span>'
         )
-    if notebook:
+    download = ""
+    if notebook and notebook.page is not None:
         items.append(
-            f'<span class="mfl-meta-notebook"><a href="{html.escape(notebook, quote=True)}">'
+            f'<span class="mfl-meta-notebook"><a href="{html.escape(notebook.page, quote=True)}">'
             "theory notebook</a></span>"
+        )
+    elif notebook:  # the notebook page itself
+        kb = max(1, round(notebook.size / 1024))
+        download = (
+            '<p class="mfl-notebook-download">'
+            + _download(notebook, f"Download this notebook (.ipynb, {kb} KB)", "md-button")
+            + "</p>"
         )
     detail = (
         f"{stats['words']} words of prose, {stats['code_lines']} lines of code, "
         f"{stats['display_formulas']} display formulas, {stats['figures']} figures"
     )
     return (
-        f'<div class="mfl-reader" data-page="{url}" data-title="{title}">'
+        f'<div class="mfl-reader" data-page="{url}" data-title="{title}" data-search-exclude>'
         f'<p class="mfl-meta" title="{detail}">{" · ".join(items)}</p>'
+        f"{download}"
         '<details class="mfl-notes note" hidden>'
         "<summary>Your notes on this page</summary>"
         '<div class="mfl-notes-body">'

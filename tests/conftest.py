@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import re
+import subprocess
 import sys
+import sysconfig
 from pathlib import Path
 
 import pytest
@@ -70,3 +73,73 @@ def site_dir() -> Path:
             pytest.fail("site/ is not built; `make test` runs `mkdocs build --strict` first")
         pytest.skip("site/ is not built: run `make build` (or `make test`, which builds first)")
     return SITE
+
+
+# The kernel as a package (tests/test_package.py, tests/test_page_notebooks.py).
+# Its own distribution and the editable install of this checkout never enter a
+# clean venv: that is what makes the venv prove the *wheel* works.
+OWN_ENTRIES = re.compile(r"^(llmmath|math_for_llms|__editable__)|\.(pth|egg-link)$|^__pycache__$")
+
+
+@pytest.fixture(scope="session")
+def kernel_dist(tmp_path_factory) -> tuple[Path, Path]:
+    """The kernel's (sdist, wheel): built by bench/dist.py, or taken from $MFL_DIST.
+
+    The release workflow sets MFL_DIST=dist, so the files it is about to publish
+    are the ones tested; otherwise they are built here (about a second, offline).
+    """
+    given = os.environ.get("MFL_DIST")
+    if given:
+        (sdist,) = Path(given).glob("*.tar.gz")
+        (wheel,) = Path(given).glob("*.whl")
+        return sdist.resolve(), wheel.resolve()
+    return load_file("bench/dist.py").build(tmp_path_factory.mktemp("dist"))
+
+
+def clean_venv(path: Path, keep=lambda name: not OWN_ENTRIES.search(name)) -> Path:
+    """A venv at ``path`` without pip and without the kernel; returns its python.
+
+    It sees the entries of this environment's site-packages for which
+    ``keep(name)`` holds (default: everything but the kernel itself), through
+    one folder of symlinks on its path: numpy, and for a Jupyter kernel
+    ipykernel and pip, come from the wheels ``make install`` installed, so
+    this works offline. The venv's own site-packages stays empty until the
+    kernel's wheel is installed there.
+    """
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(path)], check=True)
+    deps = path / "deps"
+    deps.mkdir()
+    here = Path(sysconfig.get_paths()["purelib"])
+    for entry in sorted(here.iterdir()):
+        if keep(entry.name):
+            (deps / entry.name).symlink_to(entry)
+    python = path / "bin" / "python"
+    purelib = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    Path(purelib, "_mfl_deps.pth").write_text(f"{deps}\n", encoding="utf-8")
+    return python
+
+
+def clean_environ(**extra: str) -> dict[str, str]:
+    """os.environ without pip's settings or a PYTHONPATH, plus ``extra``.
+
+    ``PIP_CONFIG_FILE`` is the null device, so no pip.conf of this machine
+    (extra indexes, find-links, constraints) reaches an install in a clean venv.
+    """
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith("PIP_") and k not in ("PYTHONPATH", "PYTHONHOME", "VIRTUAL_ENV")
+    }
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_DISABLE_PIP_VERSION_CHECK="1", **extra)
+    return env
+
+
+@pytest.fixture(scope="session")
+def venv_tools():
+    """``clean_venv`` and ``clean_environ`` for the tests that install the wheel."""
+    return clean_venv, clean_environ

@@ -4,17 +4,22 @@
 one to any other host fails the test (and is aborted), as does a console
 error, an uncaught page error, an HTTP error response or a JavaScript dialog.
 Covered: math typeset and figures loaded on every page, reading aids and
-previous/next links on lesson pages, skill checks (score, reload, keyboard),
-the practice queue, private notes (persistence, export/import, no HTML
-interpretation), the palette toggle with an axe-core accessibility check in
-both palettes, axe-core on every page in both palettes, search, what a first
-visit fetches (against bench/site.py's weight list), and the README screenshot.
+previous/next links on lesson pages, skill checks (score, reload, keyboard,
+numeric answers as typed, first answers scored, clearing), the practice queue
+and its empty state, private notes (persistence, export/import, no HTML
+interpretation, import validation), the palette toggle with an axe-core
+accessibility check in both palettes, axe-core on every page in both palettes,
+search (results, an index without interface text or answers, highlighting on
+arrival from a result), the API reference's console examples, the theory
+notebooks' download, scroll cues on a phone, what a first visit fetches
+(against bench/site.py's weight list), and the README screenshot.
 
 Without /usr/bin/chromium these tests skip locally and fail in CI (``CI`` set).
 """
 
 from __future__ import annotations
 
+import html as html_lib
 import importlib.util
 import json
 import os
@@ -95,14 +100,14 @@ class Watch:
         assert not self.errors, "\n".join(self.errors)
 
 
-@pytest.fixture
-def tab(browser, base_url):
+DESKTOP = {"width": 1280, "height": 900}
+PHONE = {"width": 390, "height": 844}
+
+
+def new_tab(browser, base_url, viewport=DESKTOP, scheme="light"):
     """A fresh browser context (empty localStorage) and page, with a Watch."""
     context = browser.new_context(
-        base_url=base_url,
-        viewport={"width": 1280, "height": 900},
-        color_scheme="light",
-        accept_downloads=True,
+        base_url=base_url, viewport=viewport, color_scheme=scheme, accept_downloads=True
     )
     watch = Watch(base_url)
     context.route("**/*", watch.route)
@@ -110,8 +115,24 @@ def tab(browser, base_url):
     page.set_default_timeout(10_000)
     watch.attach(page)
     page.watch = watch
+    return page
+
+
+@pytest.fixture
+def tab(browser, base_url):
+    """A fresh desktop tab in the light palette."""
+    page = new_tab(browser, base_url)
     yield page
-    context.close()
+    page.context.close()
+
+
+@pytest.fixture(params=[(DESKTOP, "light"), (PHONE, "dark")], ids=["desktop-light", "phone-dark"])
+def device_tab(request, browser, base_url):
+    """A fresh tab on a desktop in the light palette, then on a phone in the dark one."""
+    viewport, scheme = request.param
+    page = new_tab(browser, base_url, viewport, scheme)
+    yield page
+    page.context.close()
 
 
 TYPESET = (
@@ -225,7 +246,7 @@ def answer(form, right: bool) -> str:
     else:
         tol = float(form.get_attribute("data-tolerance"))
         value = correct if right else repr(float(correct) + 10 * tol + 1)
-        form.locator('input[type="number"]').fill(value)
+        form.locator(".mfl-quiz-num input").fill(value)
     form.locator('button[type="submit"]').click()
     return value
 
@@ -285,7 +306,9 @@ def test_home_page_shows_both_lessons_with_reading_time_and_progress(tab):
     esm, pe = summaries
     assert "Visited 1 of" in esm and " 1 of " in esm and "correct" in esm, esm
     assert "Visited 1 of" in pe and " 0 of " in pe, pe
-    assert all("1 question in your practice queue" in s for s in summaries), summaries
+    # each lesson counts its own share of the practice queue
+    assert "0 questions in your practice queue" in esm, esm
+    assert "1 question in your practice queue" in pe, pe
     assert tab.locator(".mfl-progress-compact table").first.is_hidden()
     open_page(tab, "practice/")
     card = tab.locator(f'.mfl-practice-item[data-page="{pe_page}"]')
@@ -551,3 +574,357 @@ def test_first_visit_fetches_what_the_weight_budget_counts(browser, base_url, si
         page.keyboard.press("/")  # Material's shortcut focuses the search box
     context.close()
     watch.check()
+
+
+# --- reader experience (issue #18) -----------------------------------------------
+
+REFERENCE_MODULES = sorted(p.stem for p in (DOCS / "reference").glob("*.md") if p.stem != "index")
+
+
+def test_api_reference_examples_are_highlighted_console_blocks(tab):
+    """Each documented function shows its doctest as a Python console block, not as
+    Markdown quotes (``>>>`` once rendered as three nested blockquotes)."""
+    assert len(REFERENCE_MODULES) >= 9
+    examples = 0
+    for module in REFERENCE_MODULES:
+        open_page(tab, f"reference/{module}/")
+        assert tab.locator(".doc-contents blockquote").count() == 0, f"{module}: blockquotes"
+        functions = tab.locator(".doc-function")
+        assert functions.count() >= 3, module
+        for i in range(functions.count()):
+            function = functions.nth(i)
+            name = function.locator(".doc-heading").first.get_attribute("id")
+            prompts = function.locator(".doc-contents .highlight .gp").filter(has_text=">>>")
+            assert prompts.count() >= 1, f"{name}: no highlighted console example"
+            examples += prompts.count()
+        # the call and its printed result are separate lines of one block
+        if module == "similarity":
+            block = tab.locator("[id='llmmath.similarity.dot'] ~ .doc-contents .highlight").filter(
+                has=tab.locator(".gp")
+            )
+            lines = block.first.inner_text().splitlines()
+            assert lines[:2] == [
+                ">>> dot([1.0, 2.0, 3.0], [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]])",
+                "array([1., 6.])",
+            ], lines
+    assert examples >= 80
+    tab.watch.check()
+
+
+def numeric_question(page):
+    form = first_question(page, "numeric")
+    field = form.locator(".mfl-quiz-num input")
+    return form, field
+
+
+def submit(form, text: str) -> str:
+    form.locator(".mfl-quiz-num input").fill(text)
+    form.locator('button[type="submit"]').click()
+    return form.locator(".mfl-quiz-feedback").inner_text()
+
+
+def exact_notations(value: float) -> dict[str, str]:
+    """``value`` written with a decimal comma, as a fraction and in e-notation, all exact."""
+    text = repr(value)
+    assert "e" not in text, text
+    whole, _, frac = text.partition(".")
+    if len(frac) == 3:  # "1,125" would be ambiguous (1.125 or 1125): "1,1250" is not
+        frac += "0"
+    return {
+        "comma": f"{whole},{frac or '0'}",
+        "fraction": f"{value * 4!r}/4",  # exact: a power of two
+        "e-notation": f"{text}e0" if value == 0 else f"{value * 100!r}E-2",
+    }
+
+
+def test_numeric_answers_are_parsed_as_typed_and_unread_ones_never_graded(device_tab):
+    tab = device_tab
+    open_page(tab, LESSON)
+    form, field = numeric_question(tab)
+    qid = form.get_attribute("data-qid")
+    correct = float(form.get_attribute("data-answer"))
+    assert field.get_attribute("type") == "text"
+    assert field.get_attribute("aria-describedby"), "the accepted formats are described"
+
+    def nothing_recorded():
+        record = local_storage(tab, f"mfl:quiz:{LESSON}") or {"answers": {}}
+        assert qid not in record["answers"], record
+        assert not [i for i in local_storage(tab, "mfl:practice") or [] if i["qid"] == qid]
+        assert "is-correct" not in form.get_attribute("class")
+        assert "is-wrong" not in form.get_attribute("class")
+        assert form.locator(".mfl-quiz-explain").is_hidden(), "the answer must stay hidden"
+
+    # Text a number field would have dropped or mangled: refused, quoted, not graded.
+    for typed, says in [
+        ("abc", "Could not read “abc” as a number"),
+        ("1,234", "could mean 1.234 or 1234"),
+        ("1/0", "divides by zero"),
+        ("0,6,7", "Could not read “0,6,7”"),
+        ("", "Type a number first"),
+    ]:
+        feedback = submit(form, typed)
+        assert says in feedback, (typed, feedback)
+        nothing_recorded()
+
+    # The wheel and the arrow keys leave a typed answer alone.
+    field.fill("12")
+    field.focus()
+    tab.keyboard.press("ArrowUp")
+    tab.keyboard.press("ArrowDown")
+    tab.keyboard.press("ArrowDown")
+    field.hover()
+    tab.mouse.wheel(0, -300)
+    assert field.input_value() == "12"
+
+    # Decimal comma, fraction and e-notation of the right answer are all right.
+    notations = exact_notations(correct)
+    feedback = submit(form, notations["comma"])
+    assert feedback.startswith("✓ Correct"), feedback
+    assert f"“{notations['comma']}” (read as" in feedback, "say how the comma was read"
+    record = local_storage(tab, f"mfl:quiz:{LESSON}")["answers"][qid]
+    assert record["correct"] and record["raw"] == notations["comma"]
+    assert float(record["value"]) == correct
+    for kind in ("fraction", "e-notation"):
+        feedback = submit(form, notations[kind])
+        assert feedback.startswith("✓ Correct"), (kind, notations[kind], feedback)
+    # Thousands separators where they cannot be misread.
+    for typed, read in [
+        ("1 000 000", "1,000,000"),
+        ("1.234,5", "1,234.5"),
+        ("2.000.000", "2,000,000"),
+    ]:
+        feedback = submit(form, typed)
+        assert f"“{typed}” (read as {read})" in feedback, feedback
+    tab.reload()
+    open_page(tab, LESSON)
+    form, field = numeric_question(tab)
+    assert field.input_value() == notations["comma"], "the first answer, as it was typed"
+    assert form.locator(".mfl-quiz-feedback").inner_text().startswith("✓ Correct")
+    tab.watch.check()
+
+
+def test_the_score_counts_first_answers_and_clearing_asks_first(tab):
+    open_page(tab, LESSON)
+    total = int(tab.locator(".mfl-quiz").get_attribute("data-total"))
+    form = first_question(tab, "choice")
+    qid = form.get_attribute("data-qid")
+    answer(form, right=False)
+    score = tab.locator(".mfl-quiz-score")
+    assert f"0 of {total} correct" in score.inner_text()
+    # the right answer is now on screen: choosing it again is no second attempt
+    answer(form, right=True)
+    feedback = form.locator(".mfl-quiz-feedback").inner_text()
+    assert feedback.startswith("✓ Correct") and "score keeps your first answer" in feedback
+    assert f"0 of {total} correct" in score.inner_text()
+    assert [i["qid"] for i in local_storage(tab, "mfl:practice")] == [qid], "still to practise"
+    # "Clear my answers" asks in the page, saying what happens to the queue
+    tab.locator(".mfl-quiz-reset").click()
+    confirm = tab.locator(".mfl-quiz-confirm")
+    expect(confirm).to_be_visible()
+    assert "practice queue keeps its question" in confirm.inner_text()
+    confirm.locator(".mfl-quiz-confirm-no").click()
+    expect(confirm).to_have_count(0)
+    assert f"0 of {total} correct" in score.inner_text(), "kept"
+    tab.locator(".mfl-quiz-reset").click()
+    tab.locator(".mfl-quiz-confirm-yes").click()
+    assert score.inner_text().startswith("Answers cleared; your practice queue is unchanged.")
+    assert (local_storage(tab, f"mfl:quiz:{LESSON}") or {}).get("answered", 0) == 0
+    assert [i["qid"] for i in local_storage(tab, "mfl:practice")] == [qid]
+    tab.watch.check()
+
+
+def test_practice_empty_state_names_the_pages_with_skill_checks(tab, site_dir):
+    open_page(tab, "practice/")
+    empty = tab.locator(".mfl-practice-empty")
+    expect(empty).to_be_visible()
+    text = empty.inner_text()
+    assert "Each lesson page ends" not in text
+    assert "kept only in this browser" not in text, "the page says so once, above"
+    links = empty.locator("a")
+    hrefs = {urlparse(a).path for a in links.evaluate_all("as => as.map(a => a.href)")}
+    assert f"/{LESSON}" in hrefs
+    with_quiz = {
+        "/" + p.relative_to(site_dir).parent.as_posix() + "/"
+        for p in site_dir.rglob("index.html")
+        if 'class="mfl-quiz-q"' in p.read_text(encoding="utf-8")
+    }
+    assert hrefs == with_quiz
+    tab.watch.check()
+
+
+def test_search_index_holds_no_interface_text_or_answers(site_dir):
+    """The built index (what search results show) has lesson text only."""
+    docs = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))[
+        "docs"
+    ]
+    furniture = [
+        "min read",
+        "Your notes on this page",
+        "Export all notes",
+        "8,000 characters",
+        "Check answer",
+        "Clear my answers",
+        "Your answer (a number)",
+        "Question 1 of",
+        "Review:",
+        "Your answers and score are kept",
+        "Your progress is read from",
+        "practice queue needs JavaScript",
+    ]
+    # the home page names the notes panel's labels in its prose: that is content
+    leaks = [
+        f"{d['location']}: {word!r}"
+        for d in docs
+        for word in furniture
+        if word in d["text"] and not d["location"].startswith("#")
+    ]
+    assert not leaks, "\n".join(leaks[:20])
+
+    def words(fragment: str) -> list[str]:
+        """The prose words of an HTML fragment (tags and formulas dropped)."""
+        plain = html_lib.unescape(re.sub(r"<[^>]+>", " ", fragment))
+        return re.sub(r"\\\(.*?\\\)|\\\[.*?\\\]", " ", plain, flags=re.S).split()
+
+    # the skill check's entry: a page's explanations sat there, giving answers away
+    sections = {d["location"]: " ".join(words(d["text"])) for d in docs}
+    explanations = 0
+    for page in site_dir.rglob("index.html"):
+        built = page.read_text(encoding="utf-8")
+        url = page.parent.relative_to(site_dir).as_posix() + "/"
+        found = re.findall(
+            r'class="mfl-quiz-explain"[^>]*>(.*?)<p class="mfl-quiz-review"', built, re.S
+        )
+        if found:
+            section = sections[f"{url}#skill-check"]
+            assert "Question" in built and section, f"{url}: the questions stay searchable"
+        for fragment in found:
+            explanation = " ".join(words(fragment)[:12])
+            explanations += 1
+            assert explanation not in section, f"{url}: answer indexed: {explanation!r}"
+    assert explanations >= 40
+
+
+def test_search_results_start_with_the_lesson_not_the_page_furniture(tab):
+    open_page(tab, "")
+    tab.keyboard.press("/")
+    tab.locator("input.md-search__input").fill("similarity geometry")
+    hit = tab.locator(f'a.md-search-result__link[href*="/{LESSON}"]').filter(visible=True).first
+    expect(hit).to_be_visible(timeout=15_000)
+    teaser = hit.inner_text()
+    for furniture in ("min read", "Your notes", "Export all notes", "Check answer"):
+        assert furniture not in teaser, teaser
+    tab.watch.check()
+
+
+def test_arriving_from_a_search_result_highlights_the_terms(tab, site_dir, load):
+    """``?h=`` (Material's search.highlight) marks the terms; a plain visit still waits for search."""
+    index = "/" + load("bench/site.py").SEARCH_INDEX
+    fetched: list[str] = []
+    tab.context.on("request", lambda r: fetched.append(urlparse(r.url).path))
+    open_page(tab, LESSON)
+    tab.wait_for_load_state("networkidle")
+    assert index not in fetched, "an ordinary visit must not load the search index"
+    assert tab.locator("article mark").count() == 0
+    open_page(tab, LESSON + "?h=cosine")
+    marks = tab.locator("article mark")
+    expect(marks.first).to_be_visible(timeout=15_000)
+    assert {m.lower() for m in marks.evaluate_all("ms => ms.map(m => m.textContent)")} == {"cosine"}
+    assert index in fetched
+    # the real path: a result clicked in the search box of another page
+    open_page(tab, "")
+    tab.keyboard.press("/")
+    tab.locator("input.md-search__input").fill("anisotropy")
+    hit = tab.locator('a.md-search-result__link[href*="geometry-of-meaning/?h=anisotropy"]')
+    expect(hit.filter(visible=True).first).to_be_visible(timeout=15_000)
+    hit.filter(visible=True).first.click()
+    tab.wait_for_url("**/geometry-of-meaning/?h=anisotropy*")
+    expect(tab.locator("article mark").filter(visible=True).first).to_be_visible(timeout=15_000)
+    tab.watch.check()
+
+
+@pytest.mark.parametrize("lesson", ["embedding-space-math", "positional-encodings"])
+def test_theory_notebook_downloads_from_the_site(device_tab, lesson, tmp_path, site_dir):
+    source = DOCS / lesson / "theory.ipynb"
+    if not source.exists():
+        pytest.skip(f"{source} not written yet")
+    tab = device_tab
+    open_page(tab, f"{lesson}/theory/")
+    button = tab.locator(".mfl-notebook-download a")
+    expect(button).to_be_visible()
+    assert urlparse(button.evaluate("a => a.href")).path == f"/{lesson}/theory/theory.ipynb"
+    built = (site_dir / lesson / "theory" / "index.html").read_text(encoding="utf-8")
+    assert 'href="theory.ipynb"' in built, "a relative link: the site serves the file itself"
+    with tab.expect_download() as info:
+        button.click()
+    download = info.value
+    assert download.suggested_filename == f"{lesson}-theory.ipynb"
+    assert urlparse(download.url).hostname == "127.0.0.1"
+    saved = tmp_path / "theory.ipynb"
+    download.save_as(saved)
+    notebook = json.loads(saved.read_text(encoding="utf-8"))
+    assert notebook["nbformat"] == 4 and len(notebook["cells"]) > 10
+    assert saved.read_bytes() == source.read_bytes()
+    tab.watch.check()
+
+
+def test_importing_notes_stores_only_known_pages_and_says_what_was_stored(device_tab, tmp_path):
+    tab = device_tab
+    open_page(tab, LESSON)
+    tab.locator(".mfl-notes > summary").click()
+    area = tab.locator("#mfl-note-text")
+    area.fill("x" * 8000)  # a full note: nothing more fits
+    tab.wait_for_function(
+        "() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')"
+    )
+
+    def note(page: str, title: str, text: str) -> str:
+        return f"# {title}\n<!-- mfl-page: {page} -->\n\n{text}\n"
+
+    intuition = "embedding-space-math/intuition/"
+    upload = tmp_path / "notes.md"
+    upload.write_text(
+        "<!-- Math for LLMs: private notes exported 2026-01-01 -->\n\n"
+        + note(intuition, "1. Intuition", "imported note")
+        + note(LESSON, "3. Similarity Geometry", "does not fit")
+        + note("__proto__", "Proto", "polluted")
+        + note("../../etc/", "Escape", "outside")
+        + note("embedding-space-math/no-such-page/", "Gone", "stale"),
+        encoding="utf-8",
+    )
+    tab.locator(".mfl-notes-file").set_input_files(str(upload))
+    status = tab.locator(".mfl-notes-status")
+    expect(status).to_contain_text("Imported notes for 1 page")
+    message = status.inner_text()
+    assert "merged" not in message, message
+    assert "already full" in message and "3 notes were skipped" in message, message
+    keys = tab.evaluate("Object.keys(localStorage).filter(k => k.startsWith('mfl:note:')).sort()")
+    assert keys == sorted([f"mfl:note:{LESSON}", f"mfl:note:{intuition}"]), keys
+    assert area.input_value() == "x" * 8000
+    # a file far larger than any export is not read at all
+    big = tmp_path / "big.md"
+    big.write_bytes(b"#" * (3 * 1024 * 1024))
+    tab.locator(".mfl-notes-file").set_input_files(str(big))
+    expect(status).to_contain_text("Nothing was imported: that file is 3,072 KB")
+    # the panel stays open on this page only
+    open_page(tab, intuition)
+    assert tab.locator(".mfl-notes").get_attribute("open") is None
+    assert tab.locator("#mfl-note-text").input_value() == "imported note"
+    tab.watch.check()
+
+
+def test_wide_formulas_and_code_show_that_they_scroll_on_a_phone(browser, base_url):
+    """An overlay scrollbar is hidden until one scrolls: a block wider than a phone's
+    column shades the edge it can scroll towards (a scroll shadow in its background)."""
+    tab = new_tab(browser, base_url, PHONE, "dark")
+    open_page(tab, "embedding-space-math/training-embeddings/")
+    wide = """sel => [...document.querySelectorAll(sel)]
+      .filter(e => e.scrollWidth > e.clientWidth + 2)
+      .map(e => { const s = getComputedStyle(e);
+                  return [s.backgroundImage.includes('radial-gradient'),
+                          s.backgroundAttachment.includes('local')]; })"""
+    for selector in (".katex-display", "pre > code"):
+        found = tab.evaluate(wide, selector)
+        assert found, f"expected a {selector} wider than a phone on this page"
+        assert all(shadow and local for shadow, local in found), (selector, found)
+    tab.context.close()
+    tab.watch.check()

@@ -191,6 +191,18 @@ def test_search_reads_the_same_text_from_plain_code_blocks(site_dir, load):
     assert checked >= 15
 
 
+def test_search_leaves_out_marked_elements_with_what_they_nest(load):
+    """hooks/search.py drops data-search-exclude elements whole: Material's own parser
+    would end the exclusion at the first closing tag of the same name."""
+    drop = load("hooks/search.py").drop_excluded
+    html = (
+        '<p>keep</p><div class="a" data-search-exclude="data-search-exclude">'
+        "<div>inner</div>still out</div><p>after</p>"
+        '<span data-search-exclude>Question 1 of 6.</span> text<input data-search-exclude x="1">'
+    )
+    assert drop(html) == "<p>keep</p><p>after</p> text"
+
+
 def test_inline_math_keeps_touching_punctuation(load):
     keep = load("hooks/katex.py").keep_punctuation_with_math
     m = '<span class="arithmatex">\\(x\\)</span>'

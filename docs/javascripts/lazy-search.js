@@ -4,9 +4,10 @@
 // the rest of a lesson page's scripts) as soon as any page loads. This script
 // runs before Material's bundle (overrides/main.html) and holds that one
 // request back until the search box is hovered, touched or focused (the "/",
-// "s" and "f" shortcuts focus it too), or the search toggle changes. Nothing
-// else about search changes: the request, the worker and the results are
-// Material's own. Every other request passes through untouched.
+// "s" and "f" shortcuts focus it too), or the search toggle changes, or the
+// page was opened from a search result (below). Nothing else about search
+// changes: the request, the worker and the results are Material's own. Every
+// other request passes through untouched.
 (() => {
   const INDEX = /\/search\/search_index\.json$/;
   const { open, send } = XMLHttpRequest.prototype;
@@ -42,6 +43,10 @@
   document.addEventListener("change", (event) => event.target.id === "__search" && release(), {
     capture: true,
   });
-  // A link that opens search with a query (?q=...) needs the index at once.
-  if (new URLSearchParams(location.search).has("q")) release();
+  // A link that opens search with a query (?q=...) needs the index at once, and
+  // so does arriving from a search result (?h=...): Material marks the terms
+  // on the page only once it has the index (search.highlight), and the reader
+  // has just used search, so the index is usually in the browser's cache.
+  const params = new URLSearchParams(location.search);
+  if (params.has("q") || params.has("h")) release();
 })();

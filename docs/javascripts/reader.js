@@ -5,10 +5,12 @@
 // makes are same-origin fetches of lesson pages, on the Practice page, to
 // show a queued question from its single source (its lesson page).
 //
-//   mfl:quiz:<page>  {answered, correct, total, answers: {qid: {value, correct, at}}}
+//   mfl:quiz:<page>  {answered, correct, total, answers: {qid: {value, raw, correct, at}}}
+//                    the first answer to each question (the score counts first answers)
 //   mfl:practice     [{page, qid, added}]          questions answered wrongly
 //   mfl:visited      {<page>: timestamp}            lesson pages opened
 //   mfl:note:<page>  {title, text, updated}         private notes
+//   mfl:notes-open   {<page>: true}                 pages whose notes panel was left open
 //
 // <page> is the page's site-relative URL, e.g. "embedding-space-math/intuition/".
 // User text (notes, imported files) only ever goes through .value and
@@ -78,7 +80,98 @@
   }
 
   function formatNumber(n) {
-    return Number(n).toLocaleString("en-US", { maximumFractionDigits: 10 });
+    n = Number(n);
+    var size = Math.abs(n);
+    if (size !== 0 && (size < 1e-6 || size >= 1e21)) return String(n); // 1e-7, not 0
+    return n.toLocaleString("en-US", { maximumFractionDigits: 10 });
+  }
+
+  // ---- reading a typed number ---------------------------------------------
+  // The answer field is plain text: a type="number" field silently drops what
+  // it cannot parse ("0,6" became 6, "1/256" became 1256) and changes under
+  // the mouse wheel and arrow keys. parseNumber accepts
+  //   a decimal point or a decimal comma       0.6  0,6  ,5  -0.25  −0,25
+  //   thousands separators, where unambiguous  12,345,678  1,234.5  1.234,5  1 000 000
+  //   a fraction                               1/256  -3/4  0,5/2
+  //   scientific notation                      3.9e-3  3,9E-3  3.9×10^-3  3.9*10^-3
+  // and returns {value} or {error}; the error quotes what was typed and says
+  // why it was not taken. "1,234" is refused: it is 1.234 or 1234 depending
+  // on who wrote it. A single point is always a decimal point ("1.234" is 1.234).
+  var GROUPS = {
+    ",": /^\d{1,3}(?:,\d{3})+$/,
+    ".": /^\d{1,3}(?:\.\d{3})+$/,
+    " ": /^\d{1,3}(?: \d{3})+$/,
+  };
+
+  // Digits with optional thousands groups and at most one decimal mark, as a
+  // string Number() reads; or {error}.
+  function unsignedDecimal(s) {
+    if (!/\d/.test(s) || /[^\d., ]/.test(s)) return { error: "" };
+    if (s.indexOf(" ") !== -1) {
+      var spaced = /^([\d ]+)(?:[.,](\d+))?$/.exec(s);
+      if (!spaced || !GROUPS[" "].test(spaced[1])) {
+        return { error: "spaces may only separate groups of three digits" };
+      }
+      return { text: spaced[1].replace(/ /g, "") + (spaced[2] ? "." + spaced[2] : "") };
+    }
+    var comma = s.indexOf(","), dot = s.indexOf(".");
+    if (comma !== -1 && dot !== -1) {
+      // both: the last one is the decimal mark, the other separates thousands
+      var mark = s.lastIndexOf(",") > s.lastIndexOf(".") ? "," : ".";
+      var sep = mark === "," ? "." : ",";
+      var at = s.lastIndexOf(mark);
+      var whole = s.slice(0, at), tail = s.slice(at + 1);
+      if (!GROUPS[sep].test(whole) || !/^\d+$/.test(tail)) {
+        return { error: "its “,” and “.” do not separate thousands and decimals" };
+      }
+      return { text: whole.split(sep).join("") + "." + tail };
+    }
+    var one = comma !== -1 ? "," : dot !== -1 ? "." : null;
+    if (one === null) return { text: s };
+    var parts = s.split(one);
+    if (parts.length > 2) {
+      if (GROUPS[one].test(s)) return { text: parts.join("") };
+      return { error: "more than one “" + one + "”, and not between groups of three digits" };
+    }
+    var intPart = parts[0], frac = parts[1];
+    if (one === "," && frac.length === 3 && /^[1-9]\d{0,2}$/.test(intPart)) {
+      var decimal = intPart + "." + frac, thousands = intPart + frac;
+      return { ambiguous: "could mean " + decimal + " or " + thousands + ". Type " + decimal + " or " + thousands + "." };
+    }
+    return { text: (intPart || "0") + "." + (frac || "0") };
+  }
+
+  var NUMBER = /^([+-]?) ?(.*?)(?: ?(?:[eE] ?([+-]?\d+)|(?:[×xX*·]|\\times) ?10 ?(?:\^|\*\*) ?([+-]?\d+)))?$/;
+
+  function parseNumber(raw) {
+    var typed = String(raw).trim();
+    var s = typed
+      .replace(/[\u2212\u2012\u2013\uFE63\uFF0D]/g, "-") // minus signs and dashes
+      .replace(/\s+/g, " "); // no-break and thin spaces too
+    var shown = "“" + typed + "”";
+    if (s === "") return { error: "Type a number first." };
+    var fraction = /^([^/]*?) ?\/ ?([^/]*)$/.exec(s);
+    if (fraction) {
+      var top = parseNumber(fraction[1]), bottom = parseNumber(fraction[2]);
+      if (top.error || bottom.error || /^[+-]/.test(fraction[2])) {
+        return { error: "Could not read " + shown + " as a fraction: write it as a/b, for example 1/256." };
+      }
+      if (bottom.value === 0) return { error: "Could not read " + shown + ": it divides by zero." };
+      return { value: top.value / bottom.value };
+    }
+    var m = NUMBER.exec(s);
+    var body = m ? unsignedDecimal(m[2]) : { error: "" };
+    if (body.ambiguous) return { error: "Not graded: " + shown + " " + body.ambiguous };
+    if (body.error !== undefined) {
+      return {
+        error: "Could not read " + shown + " as a number" + (body.error ? ": " + body.error : "") +
+          ". Write a decimal with a point or a comma (0.6 or 0,6), a fraction (1/256) or e-notation (3.9e-3).",
+      };
+    }
+    var exponent = m[3] !== undefined ? m[3] : m[4];
+    var value = Number((m[1] === "-" ? "-" : "") + body.text + (exponent !== undefined ? "e" + exponent : ""));
+    if (!isFinite(value)) return { error: "Could not read " + shown + ": the number is too large." };
+    return { value: value };
   }
 
   // ---- quiz state --------------------------------------------------------
@@ -118,16 +211,19 @@
   }
 
   // ---- one question ------------------------------------------------------
+  function numberInput(form) {
+    return form.querySelector(".mfl-quiz-num input");
+  }
+
+  // {value, raw} for an answer that was understood, or {error}: never graded.
   function readAnswer(form) {
     if (form.dataset.type === "numeric") {
-      var input = form.querySelector('input[type="number"]');
-      var raw = input.value.trim();
-      var value = input.valueAsNumber;
-      if (raw === "" || !isFinite(value)) return null;
-      return String(value);
+      var raw = numberInput(form).value.trim();
+      var parsed = parseNumber(raw);
+      return parsed.error ? { error: parsed.error } : { value: String(parsed.value), raw: raw };
     }
     var checked = form.querySelector('input[type="radio"]:checked');
-    return checked ? checked.value : null;
+    return checked ? { value: checked.value } : { error: "Choose an option first." };
   }
 
   function isCorrect(form, value) {
@@ -140,7 +236,11 @@
 
   function optionText(form, index) {
     var label = form.querySelector('label[for="' + form.id + "-" + index + '"]');
-    return label ? label.textContent.trim() : String(index);
+    if (!label) return String(index);
+    // KaTeX keeps a hidden MathML copy of each formula; read only what is shown.
+    var copy = label.cloneNode(true);
+    copy.querySelectorAll(".katex-mathml").forEach(function (n) { n.remove(); });
+    return copy.textContent.replace(/\s+/g, " ").trim();
   }
 
   function clearMarks(form) {
@@ -150,21 +250,30 @@
     form.querySelectorAll(".mfl-quiz-opt").forEach(function (o) {
       o.classList.remove("is-correct", "is-wrong");
     });
-    form.classList.remove("is-correct", "is-wrong");
+    form.classList.remove("is-correct", "is-wrong", "is-unread");
   }
 
-  // Show the outcome of `value` (already judged) without touching storage.
-  function showOutcome(form, value, correct, note) {
+  // Show the outcome of `value` (already judged; `raw` as typed) without touching storage.
+  function showOutcome(form, value, correct, note, raw) {
     clearMarks(form);
     form.classList.add(correct ? "is-correct" : "is-wrong");
     var feedback = form.querySelector(".mfl-quiz-feedback");
     var text;
     if (form.dataset.type === "numeric") {
       var tol = Number(form.dataset.tolerance);
-      text = correct
-        ? "Correct: " + formatNumber(value) + " is within ±" + formatNumber(tol) + " of " + formatNumber(form.dataset.answer) + "."
-        : "Not quite: you answered " + formatNumber(value) + "; the expected answer is " + formatNumber(form.dataset.answer) +
-          " (±" + formatNumber(tol) + ").";
+      var mine = formatNumber(value);
+      // say how a typed "0,6" or "1/256" was read
+      if (raw && raw !== mine && raw !== String(value)) mine = "“" + raw + "” (read as " + mine + ")";
+      var expected = formatNumber(form.dataset.answer);
+      if (tol === 0) {
+        text = correct
+          ? "Correct: " + mine + " is exactly right."
+          : "Not quite: you answered " + mine + "; the expected answer is exactly " + expected + ".";
+      } else {
+        text = correct
+          ? "Correct: " + mine + " is within ±" + formatNumber(tol) + " of " + expected + "."
+          : "Not quite: you answered " + mine + "; the expected answer is " + expected + " (±" + formatNumber(tol) + ").";
+      }
     } else {
       var right = form.dataset.answer;
       form.querySelectorAll(".mfl-quiz-opt").forEach(function (opt) {
@@ -209,36 +318,108 @@
       var saved = pageRecord(page).answers[qid];
       if (saved) {
         if (form.dataset.type === "numeric") {
-          form.querySelector('input[type="number"]').value = saved.value;
+          numberInput(form).value = saved.raw || saved.value;
         } else {
           var radio = form.querySelector('input[type="radio"][value="' + saved.value + '"]');
           if (radio) radio.checked = true;
         }
-        showOutcome(form, saved.value, saved.correct);
+        showOutcome(form, saved.value, saved.correct, "", saved.raw);
       }
     }
 
     form.addEventListener("submit", function (event) {
       event.preventDefault();
-      var value = readAnswer(form);
+      var answer = readAnswer(form);
       var feedback = form.querySelector(".mfl-quiz-feedback");
-      if (value === null) {
+      if (answer.error) {
+        // not understood: say what was read; nothing is graded, stored or queued
         clearMarks(form);
-        feedback.textContent = form.dataset.type === "numeric" ? "Type a number first." : "Choose an option first.";
+        form.classList.add("is-unread");
+        feedback.textContent = answer.error;
         return;
       }
+      var value = answer.value;
       var correct = isCorrect(form, value);
-      var rec = pageRecord(page, Number(form.dataset.total || 0) || undefined);
-      rec.answers[qid] = { value: value, correct: correct, at: Date.now() };
-      saveRecord(page, rec);
-      var wasQueued = isQueued(page, qid);
-      setQueued(page, qid, !correct);
       var note = "";
-      if (!correct) note = "It is in your practice queue.";
-      else if (wasQueued) note = "Removed from your practice queue.";
-      showOutcome(form, value, correct, note);
+      var first = practice ? null : pageRecord(page).answers[qid];
+      if (first) {
+        // The score keeps the first answer: the right one has been shown since.
+        // The practice queue is where a wrong answer gets its real second try.
+        note = "Your score keeps your first answer" +
+          (isQueued(page, qid) ? "; retry this question on the Practice page." : ".");
+      } else {
+        if (!practice) {
+          var rec = pageRecord(page, Number(form.dataset.total || 0) || undefined);
+          rec.answers[qid] = { value: value, correct: correct, at: Date.now() };
+          if (answer.raw !== undefined) rec.answers[qid].raw = answer.raw;
+          saveRecord(page, rec);
+        }
+        var wasQueued = isQueued(page, qid);
+        setQueued(page, qid, !correct);
+        if (!correct) note = "It is in your practice queue.";
+        else if (wasQueued) note = "Removed from your practice queue.";
+      }
+      showOutcome(form, value, correct, note, answer.raw);
       updateScore(form.closest(".mfl-quiz"));
       if (options && options.onAnswer) options.onAnswer(correct);
+    });
+  }
+
+  function queuedFrom(page) {
+    return queue().filter(function (item) {
+      return item.page === page;
+    }).length;
+  }
+
+  // "Clear my answers" asks first, in the page (no dialog), and says what
+  // happens to the practice queue: nothing.
+  function confirmClear(section, reset) {
+    var page = section.dataset.page;
+    var tools = reset.closest(".mfl-quiz-tools") || reset.parentNode;
+    var old = section.querySelector(".mfl-quiz-confirm");
+    if (old) old.remove();
+    var answered = pageRecord(page).answered || Object.keys(pageRecord(page).answers).length;
+    var line = section.querySelector(".mfl-quiz-score");
+    if (!answered) {
+      updateScore(section);
+      if (line) line.textContent = "There are no answers to clear on this page. " + line.textContent;
+      return;
+    }
+    var queued = queuedFrom(page);
+    var yes = el("button", { type: "button", className: "md-button md-button--primary mfl-quiz-confirm-yes", text: "Clear my answers" });
+    var no = el("button", { type: "button", className: "md-button mfl-quiz-confirm-no", text: "Cancel" });
+    var box = el("div", { className: "mfl-quiz-confirm", role: "group", "aria-label": "Clear your answers?" }, [
+      el("p", {
+        text: "Clear " + (answered === 1 ? "your answer" : "your " + answered + " answers") + " on this page, and the score? " +
+          "Your next answers will then count as first answers. " +
+          (queued
+            ? "Your practice queue keeps its " + (queued === 1 ? "question" : queued + " questions") +
+              " from this page until you answer " + (queued === 1 ? "it" : "them") + " correctly on the Practice page."
+            : "Your practice queue is not changed."),
+      }),
+      el("p", { className: "mfl-quiz-confirm-actions" }, [yes, " ", no]),
+    ]);
+    tools.parentNode.insertBefore(box, tools.nextSibling);
+    no.focus();
+    no.addEventListener("click", function () {
+      box.remove();
+      reset.focus();
+    });
+    yes.addEventListener("click", function () {
+      store.remove("quiz:" + page);
+      section.querySelectorAll("form.mfl-quiz-q").forEach(function (form) {
+        form.reset();
+        clearMarks(form);
+        form.querySelector(".mfl-quiz-feedback").textContent = "";
+        var explain = form.querySelector(".mfl-quiz-explain");
+        if (explain) explain.hidden = true;
+      });
+      box.remove();
+      updateScore(section);
+      if (line) {
+        line.textContent = "Answers cleared" + (queued ? "; your practice queue is unchanged. " : ". ") + line.textContent;
+      }
+      reset.focus();
     });
   }
 
@@ -254,17 +435,7 @@
       if (reset && !reset.dataset.mflReady) {
         reset.dataset.mflReady = "1";
         reset.addEventListener("click", function () {
-          store.remove("quiz:" + section.dataset.page);
-          section.querySelectorAll("form.mfl-quiz-q").forEach(function (form) {
-            form.reset();
-            clearMarks(form);
-            form.querySelector(".mfl-quiz-feedback").textContent = "";
-            var explain = form.querySelector(".mfl-quiz-explain");
-            if (explain) explain.hidden = true;
-          });
-          updateScore(section);
-          var line = section.querySelector(".mfl-quiz-score");
-          if (line) line.textContent = "Answers cleared. " + line.textContent;
+          confirmClear(section, reset);
         });
       }
     });
@@ -277,6 +448,13 @@
   window.addEventListener("pagehide", function () {
     if (pendingSave) pendingSave();
   });
+  // The panel stays open on the pages where the reader left it open, not on
+  // every page (an open panel pushes the lesson down a phone screen).
+  function openPanels() {
+    var open = store.get("notes-open", {});
+    return open && typeof open === "object" && !Array.isArray(open) ? open : {};
+  }
+
   function noteOf(page) {
     var n = store.get("note:" + page, null);
     return n && typeof n.text === "string" ? n : null;
@@ -314,29 +492,115 @@
     });
   }
 
-  function importNotes(text) {
-    var result = { added: 0, merged: 0, same: 0, truncated: 0 };
+  // The pages a note may belong to: the lesson pages in the site's navigation
+  // (a page inside a lesson folder, as hooks/reader.py decides), plus this one.
+  // An imported note for any other key ("__proto__", "../../etc", a page that
+  // no longer exists) is skipped, never stored.
+  var SITE_ROOT = (function () {
+    try {
+      var config = JSON.parse(document.getElementById("__config").textContent);
+      return new URL((config.base || ".") + "/", window.location.href).href;
+    } catch (e) {
+      return null;
+    }
+  })();
+
+  function notePages(current) {
+    var keys = {};
+    if (SITE_ROOT) {
+      document.querySelectorAll("a.md-nav__link[href]").forEach(function (a) {
+        var url = new URL(a.getAttribute("href"), window.location.href);
+        url.hash = "";
+        url.search = "";
+        if (url.href.indexOf(SITE_ROOT) === 0) keys[url.href.slice(SITE_ROOT.length)] = true;
+      });
+    }
+    var folders = {};
+    Object.keys(keys).forEach(function (k) {
+      var m = /^([a-z0-9-]+)\/[a-z0-9-]+\/$/.exec(k);
+      if (m && m[1] !== "reference") folders[m[1]] = true;
+    });
+    var known = {};
+    Object.keys(keys).forEach(function (k) {
+      var m = /^([a-z0-9-]+)\/(?:[a-z0-9-]+\/)?$/.exec(k);
+      if (m && folders[m[1]]) known[k] = true;
+    });
+    if (current) known[current] = true;
+    return known;
+  }
+
+  // An export of a full note (8,000 characters) for every lesson page is well
+  // under 1 MB; a larger file is not a notes export, and is not read at all.
+  var IMPORT_LIMIT = 2 * 1024 * 1024; // bytes
+
+  // Store the notes of an exported file; the result counts what was stored.
+  function importNotes(text, known) {
+    var result = { added: 0, merged: 0, same: 0, truncated: 0, full: 0, unknown: [], failed: 0 };
     parseNotes(text).forEach(function (n) {
       if (!n.text) return;
+      if (known && !Object.prototype.hasOwnProperty.call(known, n.page)) {
+        result.unknown.push(n.page);
+        return;
+      }
       var mine = noteOf(n.page);
-      var merged;
+      var merged, kind;
       if (!mine || !mine.text.trim()) {
         merged = n.text;
-        result.added++;
+        kind = "added";
       } else if (mine.text.indexOf(n.text) !== -1) {
         result.same++;
         return;
       } else {
         merged = mine.text.replace(/\s+$/, "") + "\n\n" + n.text;
-        result.merged++;
+        kind = "merged";
       }
-      if (merged.length > NOTE_LIMIT) {
-        merged = merged.slice(0, NOTE_LIMIT);
-        result.truncated++;
+      var cut = merged.length > NOTE_LIMIT;
+      if (cut) merged = merged.slice(0, NOTE_LIMIT);
+      if (mine && merged === mine.text) {
+        result.full++; // the note here is already at the limit: nothing of the import fits
+        return;
       }
-      store.set("note:" + n.page, { title: (mine && mine.title) || n.title, text: merged, updated: Date.now() });
+      var ok = store.set("note:" + n.page, {
+        title: (mine && mine.title) || n.title.slice(0, 200),
+        text: merged,
+        updated: Date.now(),
+      });
+      if (!ok) {
+        result.failed++;
+        return;
+      }
+      result[kind]++;
+      if (cut) result.truncated++;
     });
     return result;
+  }
+
+  function plural(n, one, many) {
+    return n + " " + (n === 1 ? one : many);
+  }
+
+  function importSummary(r) {
+    var stored = r.added + r.merged;
+    var parts = [];
+    if (stored) {
+      parts.push(
+        "Imported notes for " + plural(stored, "page", "pages") + (r.merged ? " (" + r.merged + " merged with existing notes)" : "")
+      );
+    }
+    if (r.same) parts.push(plural(r.same, "page was", "pages were") + " already present");
+    if (r.truncated) parts.push(plural(r.truncated, "note was", "notes were") + " cut at 8,000 characters");
+    if (r.full) parts.push(plural(r.full, "page's note is", "pages' notes are") + " already full, so nothing was added there");
+    if (r.unknown.length) {
+      parts.push(
+        plural(r.unknown.length, "note was", "notes were") + " skipped: not a page of this course (" +
+          r.unknown.slice(0, 3).map(function (k) { return "“" + k.slice(0, 60) + "”"; }).join(", ") +
+          (r.unknown.length > 3 ? ", …" : "") + ")"
+      );
+    }
+    if (r.failed) parts.push(plural(r.failed, "note", "notes") + " could not be saved: this browser's storage is full or disabled");
+    if (!parts.length) return "No notes found in that file (expected the format that “Export all notes” writes).";
+    if (!stored) parts[0] = "Nothing was imported: " + parts[0];
+    return parts.join("; ") + ".";
   }
 
   function download(name, text) {
@@ -379,7 +643,7 @@
       var note = noteOf(page);
       area.value = note ? note.text : "";
       showCount();
-      panel.open = !!store.get("notes-open", false);
+      panel.open = !!openPanels()[page];
     }
 
     load();
@@ -397,7 +661,10 @@
       if (timer) save();
     };
     panel.addEventListener("toggle", function () {
-      store.set("notes-open", panel.open);
+      var open = openPanels();
+      if (panel.open) open[page] = true;
+      else delete open[page];
+      store.set("notes-open", open);
     });
     panel.querySelector(".mfl-notes-export").addEventListener("click", function () {
       if (timer) save();
@@ -415,18 +682,18 @@
     file.addEventListener("change", function () {
       var f = file.files && file.files[0];
       if (!f) return;
+      if (f.size > IMPORT_LIMIT) {
+        file.value = "";
+        status.textContent = "Nothing was imported: that file is " + formatNumber(Math.ceil(f.size / 1024)) +
+          " KB, too large for a notes export (files up to " + formatNumber(IMPORT_LIMIT / 1024) + " KB are read).";
+        return;
+      }
       f.text().then(function (text) {
         if (timer) save();
-        var r = importNotes(text);
+        var r = importNotes(text, notePages(page));
         file.value = "";
         load();
-        var found = r.added + r.merged + r.same;
-        status.textContent = found
-          ? "Imported notes for " + (r.added + r.merged) + (r.added + r.merged === 1 ? " page" : " pages") +
-            (r.merged ? " (" + r.merged + " merged with existing notes)" : "") +
-            (r.same ? "; " + r.same + " already present" : "") +
-            (r.truncated ? "; " + r.truncated + " cut at 8,000 characters" : "") + "."
-          : "No notes found in that file (expected the format that “Export all notes” writes).";
+        status.textContent = importSummary(r);
       });
     });
   }
@@ -468,11 +735,14 @@
           }
         }
       });
-      var queued = queue().length;
+      // This lesson's share of the practice queue (the queue spans both lessons).
+      var lesson = (box.dataset.lesson || "").replace(/\/$/, "") + "/";
+      var queued = queue().filter(function (item) { return item.page.indexOf(lesson) === 0; }).length;
+      var compact = box.classList.contains("mfl-progress-compact");
       var summary = box.querySelector(".mfl-progress-summary");
       summary.textContent = "Visited " + seen + " of " + pages + " pages · " + correct + " of " + total +
         " skill-check questions correct · " + queued + (queued === 1 ? " question" : " questions") +
-        " in your practice queue. Read from this browser's storage; nothing is sent anywhere.";
+        " in your practice queue." + (compact ? "" : " Read from this browser's storage; nothing is sent anywhere.");
     });
   }
 
@@ -503,6 +773,7 @@
     box.dataset.mflReady = "1";
     var siteRoot = new URL(box.dataset.root || "./", window.location.href);
     var items = queue();
+    var pages = box.querySelector(".mfl-practice-pages"); // built by hooks/quiz.py
     box.textContent = "";
     var status = el("p", { className: "mfl-practice-status", role: "status" });
     box.appendChild(status);
@@ -516,10 +787,14 @@
         : "Your practice queue is empty.";
     }
     function showEmpty() {
-      list.appendChild(el("div", { className: "mfl-practice-empty" }, [
-        el("p", { text: "When you answer a skill-check question wrongly on a lesson page, it is added here so that you can retry it later. A correct retry removes it. The queue is kept only in this browser." }),
-        el("p", { text: "Each lesson page ends with a “Skill check” section." }),
-      ]));
+      var empty = el("div", { className: "mfl-practice-empty" }, [
+        el("p", { text: "When you answer a skill-check question wrongly, it waits here until you answer it correctly." }),
+      ]);
+      if (pages) {
+        pages.hidden = false;
+        empty.appendChild(pages);
+      }
+      list.appendChild(empty);
     }
     refreshStatus();
     if (!items.length) {

@@ -93,7 +93,7 @@ from .training import (
     softmax,
 )
 
-__version__ = "0.1.0"
+__version__ = "0.2.0"  # read by pyproject.toml; CHANGELOG.md and CITATION.cff follow it
 
 __all__ = [
     "alibi_bias",

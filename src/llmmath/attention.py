@@ -27,6 +27,8 @@ def causal_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
     n_queries = Tq, n_keys = Tk (default Tq) -> bool (Tq, Tk), top-left aligned
     as PyTorch's ``is_causal=True`` (query 0 sees key 0 even when Tk > Tq).
 
+    Examples
+    --------
     >>> causal_mask(3).astype(int)
     array([[1, 0, 0],
            [1, 1, 0],
@@ -77,6 +79,8 @@ def scaled_dot_product_attention(
     ``scaled_dot_product_attention`` returns since its ``_safe_softmax``
     (checked with torch 2.13, math backend, float64), rather than NaN.
 
+    Examples
+    --------
     >>> out, w = scaled_dot_product_attention([[1.0, 0.0]], [[1.0, 0.0], [0.0, 1.0]],
     ...                                       [[1.0], [0.0]], scale=np.log(3))
     >>> w, out  # scores (log 3, 0): weights (3/4, 1/4)
@@ -146,6 +150,8 @@ def split_heads(X: Any, n_heads: int) -> np.ndarray:
     Head ``h`` holds columns ``h·dh … (h+1)·dh − 1``, as ``x.view(B, T, H, dh)
     .transpose(1, 2)`` in PyTorch implementations.
 
+    Examples
+    --------
     >>> split_heads(np.arange(8.0).reshape(2, 4), 2)[1]  # head 1: columns 2, 3
     array([[2., 3.],
            [6., 7.]])
@@ -166,6 +172,8 @@ def merge_heads(X: Any) -> np.ndarray:
 
     X: (..., H, T, dh); the inverse of ``split_heads``.
 
+    Examples
+    --------
     >>> merge_heads(split_heads(np.arange(8.0).reshape(2, 4), 2))
     array([[0., 1., 2., 3.],
            [4., 5., 6., 7.]])
@@ -183,6 +191,8 @@ def position_ids(attention_mask: Any) -> np.ndarray:
     (transformers 5.x ``generate``; 4.x filled them with 1). A new token decoded after
     the row gets the row's real-token count.
 
+    Examples
+    --------
     >>> position_ids([[0, 0, 1, 1, 1], [1, 1, 1, 1, 1]])
     array([[0, 0, 0, 1, 2],
            [0, 1, 2, 3, 4]])
@@ -207,6 +217,8 @@ def packed_position_ids(lengths: Any) -> np.ndarray:
     transformers' ``DataCollatorWithFlattening``). Restarting ids does not keep the
     documents apart: the attention mask must do that too (block-diagonal, causal).
 
+    Examples
+    --------
     >>> packed_position_ids([3, 2, 4])
     array([0, 1, 2, 0, 1, 0, 1, 2, 3])
     """

@@ -44,6 +44,8 @@ def quantize_int8(E: Any) -> tuple[np.ndarray, np.ndarray]:
     ``scale = max|row| / 127`` (1.0 for an all-zero row) and
     ``q = round(E / scale)`` (half to even) in ``[-127, 127]``.
 
+    Examples
+    --------
     >>> q, scale = quantize_int8([[0.5, -1.27, 0.01], [0.0, 0.0, 0.0]])
     >>> q
     array([[  50, -127,    1],
@@ -65,6 +67,8 @@ def dequantize(q: Any, scale: Any) -> np.ndarray:
     ``q: (V, d)`` integers, ``scale: (V, 1)`` (or anything broadcasting to
     ``q`` without enlarging it); result float ``(V, d)``.
 
+    Examples
+    --------
     >>> dequantize([[50, -127, 1]], [[0.01]])
     array([[ 0.5 , -1.27,  0.01]])
     """
@@ -92,6 +96,8 @@ def memory_bytes(n_params: int, dtype: str) -> int:
     ``"int8"`` or ``"int4"`` (two per byte, rounded up); result a Python int.
     Quantisation scales are not included.
 
+    Examples
+    --------
     >>> memory_bytes(50257 * 768, "float32")  # GPT-2's token table
     154389504
     >>> memory_bytes(3, "int4")
@@ -110,6 +116,8 @@ def norm_report(E: Any) -> dict[str, float]:
     the row norms, ``mean_row_norm`` (the norm of the mean row: large when
     every row shares a common offset) and ``anisotropy`` (mean pairwise cosine).
 
+    Examples
+    --------
     >>> norm_report([[3.0, 4.0], [0.0, 1.0]])
     {'norm_mean': 3.0, 'norm_std': 2.0, 'norm_min': 1.0, 'norm_max': 5.0,
      'mean_row_norm': 2.9154759474226504, 'anisotropy': 0.8}
@@ -138,6 +146,8 @@ def outlier_rows(E: Any, z: float = 3.0) -> np.ndarray:
     are equal nothing is an outlier. With ``V`` rows no |z-score| can exceed
     ``sqrt(V - 1)``, so tiny tables never have 3-sigma outliers.
 
+    Examples
+    --------
     >>> E = np.ones((20, 2)); E[7] = 10.0
     >>> outlier_rows(E)
     array([7])
@@ -181,6 +191,8 @@ def remap_rows(
     are initialised from all old rows as in ``embeddings.resize``
     (``init`` is ``"mean"``, ``"normal"`` (needs ``rng``) or ``"zeros"``).
 
+    Examples
+    --------
     >>> E_old = [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]]
     >>> remap_rows(E_old, ["a", "b", "c"], ["c", "new", "a"])
     array([[1.        , 1.        ],
@@ -212,6 +224,8 @@ def row_drift(E_before: Any, E_after: Any) -> np.ndarray:
     0 for a row that only changed length, 1 for a row turned orthogonal (or
     zero in either table), 2 for a row that flipped.
 
+    Examples
+    --------
     >>> row_drift([[1.0, 0.0], [1.0, 0.0]], [[2.0, 0.0], [0.0, 1.0]])
     array([0., 1.])
     """

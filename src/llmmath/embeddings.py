@@ -37,6 +37,8 @@ def lookup(E: Any, ids: Any) -> np.ndarray:
     ``E: (V, d)``, ``ids: (...)`` integers in ``[0, V)``; result ``(..., d)``.
     Negative ids raise ``IndexError`` (they never count from the end).
 
+    Examples
+    --------
     >>> E = [[0.0, 1.0], [2.0, 3.0], [4.0, 5.0]]
     >>> lookup(E, [[2, 0], [1, 1]])
     array([[[4., 5.],
@@ -55,6 +57,8 @@ def one_hot(ids: Any, vocab_size: int) -> np.ndarray:
 
     ``ids: (...)`` integers in ``[0, vocab_size)``; result ``(..., vocab_size)``.
 
+    Examples
+    --------
     >>> one_hot([2, 0], 3)
     array([[0., 0., 1.],
            [1., 0., 0.]])
@@ -74,6 +78,8 @@ def pad_ids(
     ``mask`` bool, ``True`` on real tokens. ``T`` is ``length`` if given,
     else the longest sequence.
 
+    Examples
+    --------
     >>> ids, mask = pad_ids([[5, 2, 7], [4]], pad_id=0)
     >>> ids
     array([[5, 2, 7],
@@ -108,6 +114,8 @@ def tied_logits(h: Any, E: Any) -> np.ndarray:
     ``h: (..., d)`` hidden states, ``E: (V, d)``; result ``(..., V)``: the
     logit of token ``i`` is the dot product of ``h`` with its embedding row.
 
+    Examples
+    --------
     >>> tied_logits([1.0, 2.0], [[1.0, 0.0], [0.0, 1.0], [1.0, 1.0]])
     array([1., 2., 3.])
     """
@@ -124,6 +132,8 @@ def param_count(vocab_size: int, d_model: int, *, tied: bool = True, n_positions
     (untied) matrix, plus ``n_positions*d`` for a learned position table.
     All sizes are non-negative integers.
 
+    Examples
+    --------
     >>> param_count(50257, 768, n_positions=1024)  # GPT-2 small
     39383808
     >>> param_count(50257, 768, tied=False)
@@ -179,6 +189,8 @@ def resize(
       scales the covariance by ``1e-9``; here the full covariance is used.
     - ``"zeros"``: zero rows.
 
+    Examples
+    --------
     >>> resize([[1.0, 2.0], [3.0, 6.0]], 3)
     array([[1., 2.],
            [3., 6.],

@@ -48,6 +48,8 @@ def center(X: Any) -> np.ndarray:
 
     ``X: (n, d)``; result ``(n, d)`` with every column summing to 0.
 
+    Examples
+    --------
     >>> center([[1.0, 10.0], [3.0, 20.0]])
     array([[-1., -5.],
            [ 1.,  5.]])
@@ -66,6 +68,8 @@ def anisotropy(X: Any) -> float:
     which equals the off-diagonal mean of the Gram matrix without building it
     (a 50k-token vocabulary would need a 20 GB Gram matrix).
 
+    Examples
+    --------
     >>> anisotropy([[1.0, 0.0], [2.0, 0.0], [0.0, 5.0]])
     0.3333333333333333
     """
@@ -87,6 +91,8 @@ def pca(X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
     component's sign is flipped so its largest-magnitude loading is positive
     (scikit-learn's ``svd_flip``), which makes the result deterministic.
 
+    Examples
+    --------
     >>> coords, ratio = pca([[0.0, 0.0], [2.0, 0.0], [4.0, 1.0], [6.0, 1.0]], 1)
     >>> coords.ravel(), ratio
     (array([-3.03961186, -1.0791857 ,  1.0791857 ,  3.03961186]), array([0.99084591]))
@@ -117,6 +123,8 @@ def whiten(X: Any, k: int | None = None) -> tuple[np.ndarray, np.ndarray, np.nda
     ``s[0] * max(n, d) * eps``, numpy's ``matrix_rank`` rule -- raises
     ``ValueError``: its direction has no variance to scale up to 1.
 
+    Examples
+    --------
     >>> Z, mu, W = whiten([[0.0, 0.0], [2.0, 0.0], [0.0, 4.0], [2.0, 4.0]])
     >>> mu, np.allclose(np.cov(Z.T), np.eye(2))
     (array([1., 2.]), True)
@@ -153,6 +161,8 @@ def all_but_the_top(X: Any, n_components: int) -> np.ndarray:
     top principal directions of the centred ``X`` (Mu & Viswanath suggest
     about ``d/100``).
 
+    Examples
+    --------
     >>> all_but_the_top([[1.0, 0.0], [3.0, 1.0], [5.0, 1.0], [7.0, 0.0]], 1)
     array([[ 0. , -0.5],
            [ 0. ,  0.5],
@@ -180,6 +190,8 @@ def analogy(E: Any, a: int, b: int, c: int, k: int = 1, exclude: bool = True) ->
     gensim's ``most_similar`` first normalises the rows: pass ``normalize(E)``
     for that variant.
 
+    Examples
+    --------
     >>> E = [[1.0, 0.0], [1.0, 1.0], [3.0, 0.0], [3.0, 1.0], [0.0, 1.0]]
     >>> analogy(E, 0, 1, 2)  # 0:1 :: 2:3
     array([3])
@@ -201,6 +213,8 @@ def project_out(X: Any, direction: Any) -> np.ndarray:
     not matter); result ``(..., d)``, orthogonal to ``direction``. Applying it
     twice changes nothing.
 
+    Examples
+    --------
     >>> project_out([[3.0, 4.0], [1.0, -2.0]], [0.0, 5.0])
     array([[3., 0.],
            [1., 0.]])
@@ -237,6 +251,8 @@ def fit_probe(
     ``mean(log-loss(sigmoid(X @ w + b), y)) + l2/2 * |w|^2`` (the bias is not
     penalised). Standardise the features first if their scales differ a lot.
 
+    Examples
+    --------
     >>> w, b = fit_probe([[-2.0], [-1.0], [1.0], [2.0]], [0, 0, 1, 1], steps=200)
     >>> probe_accuracy([[-3.0], [0.5]], [0, 1], w, b)
     1.0
@@ -263,6 +279,8 @@ def probe_accuracy(X: Any, y: Any, w: Any, b: float) -> float:
 
     ``X: (n, d)``, ``y: (n,)`` in {0, 1}, ``w: (d,)``, ``b`` a float; result a float.
 
+    Examples
+    --------
     >>> probe_accuracy([[1.0], [-1.0], [2.0]], [1, 0, 0], [1.0], 0.0)
     0.6666666666666666
     """

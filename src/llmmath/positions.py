@@ -66,6 +66,8 @@ def sinusoidal(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndar
 
     ``PE[p, 2k] = sin(p / base^(2k/d))`` and ``PE[p, 2k+1] = cos(p / base^(2k/d))``.
 
+    Examples
+    --------
     >>> sinusoidal(2, 4)
     array([[0.        , 1.        , 0.        , 1.        ],
            [0.84147098, 0.54030231, 0.00999983, 0.99995   ]])
@@ -92,6 +94,8 @@ def sinusoidal_shift(delta: float, d_model: int, base: float = 10000.0) -> np.nd
     ``(sin w_k p, cos w_k p)`` (interleaved layout). It depends on ``delta`` only, never on
     ``p``; for table rows, ``PE[p + delta] == M @ PE[p] == PE[p] @ M.T``. ``delta`` any real.
 
+    Examples
+    --------
     >>> sinusoidal_shift(np.pi / 2, 2)
     array([[ 0.,  1.],
            [-1.,  0.]])
@@ -112,6 +116,8 @@ def sinusoidal_shift(delta: float, d_model: int, base: float = 10000.0) -> np.nd
 def wavelengths(inv_freq: Any) -> np.ndarray:
     """The period ``2 pi / theta_k``, in positions, of each pair; like ``inv_freq``.
 
+    Examples
+    --------
     >>> wavelengths([1.0, 0.01]).round(2)
     array([  6.28, 628.32])
     """
@@ -127,6 +133,8 @@ def interpolate_table(P: Any, new_length: int) -> np.ndarray:
     Row ``i`` of the result sits at position ``i (T-1)/(new_length-1)`` of ``P``, so the first
     and last rows are kept exactly.
 
+    Examples
+    --------
     >>> interpolate_table([[0.0, 10.0], [1.0, 20.0]], 3)
     array([[ 0. , 10. ],
            [ 0.5, 15. ],

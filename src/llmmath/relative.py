@@ -29,6 +29,8 @@ def relative_positions(n_queries: int, n_keys: int | None = None) -> np.ndarray:
 
     ``n_keys`` defaults to ``n_queries``.
 
+    Examples
+    --------
     >>> relative_positions(2, 3)
     array([[ 0,  1,  2],
            [-1,  0,  1]])
@@ -51,6 +53,8 @@ def t5_bucket(
     logarithmically wider buckets up to ``max_distance``. With ``bidirectional`` the
     upper half of the buckets holds positive offsets; otherwise positive offsets map to 0.
 
+    Examples
+    --------
     >>> t5_bucket(np.array([-200, -20, -3, 0, 3, 20, 200]))
     array([15, 10,  3,  0, 19, 26, 31])
     """
@@ -102,6 +106,8 @@ def t5_bias(
     with ``n`` cached tokens is ``t5_bias(table, 1, n + 1, query_offset=n)``: the new query
     sits at position ``n``, not 0. T5 adds the bias to the raw ``q kᵀ`` scores (no ``1/√d``).
 
+    Examples
+    --------
     >>> t5_bias(np.arange(8.0)[:, None], 2, 3, num_buckets=8)[0]
     array([[0., 5., 6.],
            [1., 0., 5.]])
@@ -149,6 +155,8 @@ def shaw_attention(
     ``out_i = Σ_j w_ij (v_j + rel_v[r])``. One table serves every head.
     Returns out: (..., Tq, dv) and weights: (..., Tq, Tk).
 
+    Examples
+    --------
     >>> q = k = v = np.zeros((3, 2))
     >>> rel_k, rel_v = np.zeros((3, 2)), np.array([[1.0, 0], [0, 0], [0, 1.0]])
     >>> shaw_attention(q, k, v, rel_k, rel_v, max_distance=1)[0]  # uniform weights
@@ -203,6 +211,8 @@ def transformer_xl_terms(
     and position biases (not values). Returns ``(q_i·k_j, q_i·r_{i-j}, u·k_j, v·r_{i-j})``,
     whose sum ``(q_i + u)·k_j + (q_i + v)·r_{i-j}`` is the full score.
 
+    Examples
+    --------
     >>> r = [[0.0, 1.0], [0.0, 0.0], [2.0, 0.0]]  # rows for m = -1, 0, 1
     >>> terms = transformer_xl_terms(np.ones((2, 2)), np.eye(2), r, [1.0, 0.0], [0.0, 1.0])
     >>> terms[1]  # q_i · r_{i-j}: m = 1 below the diagonal, m = -1 above
@@ -236,6 +246,8 @@ def alibi_slopes(n_heads: int) -> np.ndarray:
     the largest power of two ``c < n`` come first, then the odd-numbered slopes of the
     ``2c`` schedule, ``2^(-8j/(2c))`` for ``j = 1, 3, 5, ...``, until there are ``n``.
 
+    Examples
+    --------
     >>> alibi_slopes(4)
     array([0.25      , 0.0625    , 0.015625  , 0.00390625])
     """
@@ -251,6 +263,8 @@ def alibi_bias(n_heads: int, seq_len: int) -> np.ndarray:
 
     Future keys get 0 here; hiding them is the causal mask's job.
 
+    Examples
+    --------
     >>> alibi_bias(1, 3)
     array([[[ 0.        ,  0.        ,  0.        ],
             [-0.00390625,  0.        ,  0.        ],

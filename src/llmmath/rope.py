@@ -57,6 +57,8 @@ def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
 
     Computed as ``1 / base**(arange(0, d, 2)/d)``, exactly like ``inv_freq`` in transformers.
 
+    Examples
+    --------
     >>> rope_frequencies(4)
     array([1.  , 0.01])
     """
@@ -70,6 +72,8 @@ def rotate_pairs(x: Any, *, layout: str) -> np.ndarray:
     The partner of ``x`` in the elementwise form ``x * cos + rotate_pairs(x) * sin``
     (``layout="half"`` is HF's ``rotate_half``, ``"interleaved"`` GPT-J's ``rotate_every_two``).
 
+    Examples
+    --------
     >>> rotate_pairs([1.0, 2.0, 3.0, 4.0], layout="interleaved")
     array([-2.,  1., -4.,  3.])
     >>> rotate_pairs([1.0, 2.0, 3.0, 4.0], layout="half")
@@ -97,6 +101,8 @@ def rope_cos_sin(
     with the other is a silent bug. Then ``x * cos + rotate_pairs(x, layout=...) * sin``
     equals ``apply_rope(x, positions, inv_freq=inv_freq, layout=...)``.
 
+    Examples
+    --------
     >>> cos, sin = rope_cos_sin([0.0, 1.0], [1.0, 0.5], layout="half")
     >>> sin.round(4)
     array([[0.    , 0.    , 0.    , 0.    ],
@@ -134,6 +140,8 @@ def apply_rope(
     ``"interleaved"`` pairs ``(2k, 2k+1)`` (RoFormer, GPT-J); ``"half"`` pairs ``(k, k+d/2)``
     (Llama / GPT-NeoX ``rotate_half``). Returns an array shaped like ``x``.
 
+    Examples
+    --------
     >>> apply_rope([[1.0, 0.0], [1.0, 0.0]], positions=[0.0, np.pi / 2], inv_freq=[1.0])
     array([[1., 0.],
            [0., 1.]])
@@ -171,6 +179,8 @@ def rope_matrix(p: float, d_head: int, base: float = 10000.0) -> np.ndarray:
 
     ``R_p @ x`` equals ``apply_rope(x[None], [p])[0]``, and ``R_p.T @ R_s == R_{s-p}``.
 
+    Examples
+    --------
     >>> rope_matrix(np.pi / 2, 2)
     array([[ 0., -1.],
            [ 1.,  0.]])
@@ -191,6 +201,8 @@ def interleaved_to_half(x: Any) -> np.ndarray:
     ``x: (..., d)`` with ``d`` even; result like ``x``. Pair ``(2k, 2k+1)`` moves to ``(k, k+d/2)``,
     so ``apply_rope(x) == half_to_interleaved(apply_rope(interleaved_to_half(x), layout="half"))``.
 
+    Examples
+    --------
     >>> interleaved_to_half([0, 1, 2, 3, 4, 5])
     array([0., 2., 4., 1., 3., 5.])
     """
@@ -201,6 +213,8 @@ def interleaved_to_half(x: Any) -> np.ndarray:
 def half_to_interleaved(x: Any) -> np.ndarray:
     """Inverse of ``interleaved_to_half``: ``x: (..., d)`` to ``(..., d)``.
 
+    Examples
+    --------
     >>> half_to_interleaved([0, 2, 4, 1, 3, 5])
     array([0., 1., 2., 3., 4., 5.])
     """
@@ -219,6 +233,8 @@ def rope_weights_to_half(W: Any, n_heads: int) -> np.ndarray:
     Llama conversion script. Scores under ``layout="half"`` with the permuted ``W_q`` and
     ``W_k`` equal scores under ``"interleaved"`` with the originals. Result like ``W``.
 
+    Examples
+    --------
     >>> rope_weights_to_half(np.arange(8.0)[:, None], 2).ravel()
     array([0., 2., 1., 3., 4., 6., 5., 7.])
     """
@@ -238,6 +254,8 @@ def rope_weights_to_half(W: Any, n_heads: int) -> np.ndarray:
 def linear_scaled_frequencies(d_head: int, factor: float, base: float = 10000.0) -> np.ndarray:
     """Position interpolation: ``rope_frequencies(d_head, base) / factor``, shape ``(d_head/2,)``.
 
+    Examples
+    --------
     >>> linear_scaled_frequencies(4, 2.0)
     array([0.5  , 0.005])
     """
@@ -250,6 +268,8 @@ def ntk_scaled_base(base: float, factor: float, d_head: int) -> float:
 
     The exponent makes the slowest pair's frequency exactly ``theta_{d/2-1} / factor``.
 
+    Examples
+    --------
     >>> ntk_scaled_base(10000.0, 4.0, 4)
     160000.0
     """
@@ -269,6 +289,8 @@ def dynamic_ntk_base(
     ``max_position_embeddings``). Equals ``base`` for ``seq_len <= L0``; recomputed from
     ``seq_len`` at every call, with no memory of earlier lengths.
 
+    Examples
+    --------
     >>> dynamic_ntk_base(10000.0, 2.0, 4, 100, 100), dynamic_ntk_base(10000.0, 2.0, 4, 200, 100)
     (10000.0, 90000.0)
     """
@@ -298,6 +320,8 @@ def yarn_frequencies(
     (its ends floored/ceiled, as in transformers' ``yarn`` rope type with ``truncate=True``;
     the paper's Definition 2 ramps linearly in the turn count instead).
 
+    Examples
+    --------
     >>> yarn_frequencies(8, 4.0, 64)
     array([1.     , 0.0625 , 0.0025 , 0.00025])
     """
@@ -330,6 +354,8 @@ def yarn_attention_factor(factor: float) -> float:
 
     transformers multiplies cos and sin by it, scaling every attention logit by its square.
 
+    Examples
+    --------
     >>> round(yarn_attention_factor(8.0), 6)
     1.207944
     """
@@ -353,6 +379,8 @@ def llama3_frequencies(
     s theta_k`` with ``s = (L0/lambda_k - low_freq_factor)/(high_freq_factor - low_freq_factor)``
     (HF ``llama3``; Meta's ``apply_scaling``).
 
+    Examples
+    --------
     >>> ratio = llama3_frequencies(128, 8.0) / rope_frequencies(128, 500000.0)
     >>> ratio[[0, 32, 63]].round(4)  # kept, blended (s = 0.2813), divided by 8
     array([1.    , 0.3711, 0.125 ])
@@ -378,6 +406,8 @@ def longrope_frequencies(d_head: int, ext_factors: Any, base: float = 10000.0) -
     ``ext_factors: (d/2,)`` positive, one rescale factor per pair (HF ``longrope`` uses the
     ``long_factor`` list beyond the original length, ``short_factor`` within it).
 
+    Examples
+    --------
     >>> longrope_frequencies(4, [1.0, 4.0])
     array([1.    , 0.0025])
     """
@@ -397,6 +427,8 @@ def longrope_attention_factor(factor: float, original_max_positions: int) -> flo
 
     Like YaRN's factor it multiplies cos and sin (HF ``longrope``); ``L0 >= 2``.
 
+    Examples
+    --------
     >>> round(longrope_attention_factor(32.0, 4096), 6)
     1.190238
     """

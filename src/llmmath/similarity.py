@@ -51,6 +51,8 @@ def dot(u: Any, v: Any) -> np.ndarray:
 
     ``u: (..., d)``, ``v: (..., d)``, leading dimensions broadcast; result ``(...)``.
 
+    Examples
+    --------
     >>> dot([1.0, 2.0, 3.0], [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]])
     array([1., 6.])
     """
@@ -71,6 +73,8 @@ def cosine(u: Any, v: Any, eps: float = 1e-12) -> np.ndarray:
     the product was its earlier rule. Both give 0 for a zero vector and agree
     when nothing is clamped; for tiny norms they differ.
 
+    Examples
+    --------
     >>> cosine([1.0, 0.0], [[2.0, 0.0], [0.0, 3.0], [-1.0, 0.0], [0.0, 0.0]])
     array([ 1.,  0., -1.,  0.])
     """
@@ -85,6 +89,8 @@ def euclidean(u: Any, v: Any) -> np.ndarray:
 
     ``u: (..., d)``, ``v: (..., d)``, leading dimensions broadcast; result ``(...)``.
 
+    Examples
+    --------
     >>> euclidean([0.0, 0.0], [[3.0, 4.0], [1.0, 0.0]])
     array([5., 1.])
     """
@@ -97,6 +103,8 @@ def normalize(X: Any, eps: float = 1e-12) -> np.ndarray:
 
     ``X: (..., d)``; result ``(..., d)``: unit rows, zero rows stay zero.
 
+    Examples
+    --------
     >>> normalize([[3.0, 4.0], [0.0, 0.0]])
     array([[0.6, 0.8],
            [0. , 0. ]])
@@ -113,6 +121,8 @@ def similarity_matrix(A: Any, B: Any, metric: str = "cosine") -> np.ndarray:
     ``"cosine"``, ``"dot"`` or ``"euclidean"`` (distances, smaller = closer;
     computed from the differences, exact but using ``n*m*d`` memory).
 
+    Examples
+    --------
     >>> similarity_matrix([[1.0, 0.0], [1.0, 1.0]], [[2.0, 0.0], [0.0, 1.0]], "dot")
     array([[2., 0.],
            [2., 1.]])
@@ -141,6 +151,8 @@ def top_k(
     array) are never returned.
     Uses a partial sort (``np.argpartition``), O(n) rather than O(n log n).
 
+    Examples
+    --------
     >>> X = [[1.0, 0.0], [0.0, 1.0], [2.0, 0.0], [1.0, 1.0]]
     >>> top_k([1.0, 0.0], X, 3)
     (array([0, 2, 3]), array([1.        , 1.        , 0.70710678]))
@@ -189,6 +201,8 @@ def mean_pool(H: Any, mask: Any = None) -> np.ndarray:
     token (the ``attention_mask`` convention), default all positions; result
     ``(..., d)``. A text whose mask is all zero raises ``ValueError``.
 
+    Examples
+    --------
     >>> H = [[1.0, 2.0], [3.0, 4.0], [100.0, 100.0]]
     >>> mean_pool(H, mask=[1, 1, 0])
     array([2., 3.])
@@ -221,6 +235,8 @@ def recall_at_k(ranked: Any, relevant: Sequence[Any], k: int) -> float:
     relevant ids, or an ``(n_queries,)`` int array with one relevant id each.
     Result: a float in ``[0, 1]``.
 
+    Examples
+    --------
     >>> ranked = [[3, 1, 2], [0, 2, 1]]
     >>> recall_at_k(ranked, [1, 1], k=2)
     0.5

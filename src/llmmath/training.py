@@ -38,6 +38,8 @@ def softmax(z: Any, axis: int = -1) -> np.ndarray:
     z: (..., V) -> (..., V), each slice along ``axis`` sums to 1. ``-inf`` marks a masked
     logit (weight 0); NaN, ``+inf`` or a slice with no finite logit raise ``ValueError``.
 
+    Examples
+    --------
     >>> softmax([1000.0, 1000.0, -1000.0])
     array([0.5, 0.5, 0. ])
     """
@@ -51,6 +53,8 @@ def log_softmax(z: Any, axis: int = -1) -> np.ndarray:
 
     z: (..., V) -> (..., V).
 
+    Examples
+    --------
     >>> log_softmax([0.0, 1e4])
     array([-10000.,      0.])
     """
@@ -64,6 +68,8 @@ def sigmoid(x: Any) -> np.ndarray:
 
     x: any shape -> same shape.
 
+    Examples
+    --------
     >>> sigmoid([-1000.0, 0.0, 1000.0])
     array([0. , 0.5, 1. ])
     """
@@ -94,6 +100,8 @@ def cross_entropy(logits: Any, targets: Any) -> float:
     logits: (..., V); targets: (...) integer ids in [0, V) -> Python float
     (the mean over all leading positions, N = prod of the leading shape).
 
+    Examples
+    --------
     >>> round(cross_entropy([[0.0, 0.0], [0.0, 0.0]], [0, 1]), 6)  # log 2
     0.693147
     """
@@ -107,6 +115,8 @@ def cross_entropy_grad(logits: Any, targets: Any) -> np.ndarray:
 
     logits: (..., V); targets: (...) -> (..., V).
 
+    Examples
+    --------
     >>> cross_entropy_grad([0.0, 0.0], 1)
     array([ 0.5, -0.5])
     """
@@ -134,6 +144,8 @@ def output_row_grad(h: Any, W: Any, y: Any) -> np.ndarray:
     y: (N,) (then the gradient of the mean loss); W: (V, d) -> (V, d).
     Only row ``y`` gets a push towards ``h``; every row is pulled away by ``p``.
 
+    Examples
+    --------
     >>> output_row_grad([1.0, 2.0], [[0.0, 0.0], [0.0, 0.0]], 0)
     array([[-0.5, -1. ],
            [ 0.5,  1. ]])
@@ -148,6 +160,8 @@ def hidden_grad(h: Any, W: Any, y: Any) -> np.ndarray:
     h: (d,) with y an int, or h: (N, d) with y: (N,) (gradient of the mean
     loss, so each row carries a factor 1/N); W: (V, d) -> like ``h``.
 
+    Examples
+    --------
     >>> hidden_grad([1.0, 2.0], [[1.0, 0.0], [0.0, 1.0]], 1).round(4)
     array([ 0.2689, -0.2689])
     """
@@ -165,6 +179,8 @@ def sgns_loss(
     ``(loss, g_center (d,), g_context (d,), g_negatives (K, d))``. Uses
     ``log σ(x) = −logaddexp(0, −x)``, finite for any score.
 
+    Examples
+    --------
     >>> loss, g_center, g_context, g_negatives = sgns_loss([0.0, 0.0], [1.0, 0.0], [[0.0, 1.0]])
     >>> round(loss, 6), g_center  # 2 log 2; (σ(0) − 1) u_o + σ(0) u_1
     (1.386294, array([-0.5,  0.5]))
@@ -192,6 +208,8 @@ def noise_distribution(counts: Any, power: float = 0.75) -> np.ndarray:
     count 0 keep probability 0 (even for ``power=0``, which gives uniform
     noise over the words seen).
 
+    Examples
+    --------
     >>> noise_distribution([1, 0, 16], power=0.5)
     array([0.2, 0. , 0.8])
     """
@@ -215,6 +233,8 @@ def glove_weight(x: Any, x_max: float = 100.0, alpha: float = 0.75) -> np.ndarra
 
     x: any shape, non-negative co-occurrence counts -> same shape.
 
+    Examples
+    --------
     >>> glove_weight([0.0, 50.0, 100.0, 500.0], alpha=1.0)
     array([0. , 0.5, 1. , 1. ])
     """
@@ -254,6 +274,8 @@ def glove_loss(W: Any, W_ctx: Any, b: Any, b_ctx: Any, X: Any) -> float:
     X: (V, V) non-negative co-occurrence counts -> Python float. Entries with
     ``X_ij = 0`` contribute nothing (``f(0) = 0`` and ``log 0`` is never taken).
 
+    Examples
+    --------
     >>> round(glove_loss([[0.0], [0.0]], [[0.0], [0.0]], [0.0, 0.0], [0.0, 0.0],
     ...                  [[100.0, 0.0], [0.0, 1.0]]), 4)  # 1 · (log 100)² + f(1) · 0
     21.2076
@@ -271,6 +293,8 @@ def glove_grads(
     residual): ``gW = g W_ctx``, ``gW_ctx = gᵀ W``, ``gb = Σ_j g_ij``,
     ``gb_ctx = Σ_i g_ij``.
 
+    Examples
+    --------
     >>> glove_grads([[0.0], [0.0]], [[0.0], [0.0]], [0.0, 0.0], [0.0, 0.0],
     ...             [[100.0, 0.0], [0.0, 1.0]])[2].round(4)  # 2 · 1 · (0 − log 100)
     array([-9.2103,  0.    ])
@@ -290,6 +314,8 @@ def directional_derivative(
     ``np.sum(g * v)`` with this for a few random directions ``v``: one call per
     direction instead of one per coordinate (error O(eps²)).
 
+    Examples
+    --------
     >>> round(directional_derivative(lambda x: float(x @ x), [1.0, 2.0], [1.0, 0.0]), 6)
     2.0
     """

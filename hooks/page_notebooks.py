@@ -1,0 +1,646 @@
+"""Every lesson page as a Jupyter notebook, ``<page>.ipynb`` beside the page.
+
+For each Markdown page of a lesson (a folder of ``docs/`` other than
+``reference/``) that has a Python example, the build adds
+``<lesson>/<page>.ipynb`` to the site through the files collection
+(``on_files``; nothing is written into ``docs/``, which would make
+``mkdocs serve`` rebuild forever), and the page gets a "Download as notebook"
+link under its title (``on_post_page``: after the search plugin has read the
+page, so the link is not indexed on every page).
+
+The notebook is the page, top to bottom:
+
+* **First cell**: ``%pip install -q math-for-llms==<version>``, the kernel
+  this page was built and tested with (the distribution name from
+  ``pyproject.toml``, the version from ``llmmath.__version__``), and any other
+  package the examples import (``EXTRA_PACKAGES``; an import the hook does not
+  know fails the build, so a download never stops at ``ModuleNotFoundError``).
+* The title, where the page lives, and a setup cell that shows values as the
+  page does: every expression line prints, as in a doctest, and numpy prints
+  ``0.25`` rather than ``np.float64(0.25)`` (the pages' print options).
+* **Prose** as Markdown cells, split at headings. Links point at the site:
+  a link to another page or heading, an API reference
+  (``[`lm.dot`][llmmath.similarity.dot]``), a figure, and a citation
+  (``[@key]``, shown as author and year, linked to the References page) all
+  become absolute URLs under ``site_url``.
+* **Each Python example** as one code cell. Doctest prompts (``>>>``, ``...``)
+  go; each expected output stays as a comment under its statement
+  (``# 6.0``). A statement whose expected output is an exception runs inside
+  ``try``/``except``, which prints it, so "Run all" goes through.
+* **Admonitions** (``!!!``) and **collapsed blocks** (``???``: the exercises'
+  solutions) keep their title as a bold line and their body, code included;
+  their prose is quoted (``>``). Cells of a solution carry the tag
+  ``solution``.
+* **The skill check**: each question with its options; the answer and the
+  explanation in a ``<details>`` element.
+* Sybil's markers: code after ``<!-- skip: next "reason" -->`` (or between
+  ``skip: start`` and ``skip: end``) stays as a fenced block that does not
+  run, with the reason; an ``invisible-code-block`` becomes a code cell (the
+  examples after it need it).
+
+The citation labels (author and year from ``references.bib``; pybtex takes a
+tenth of a second) are kept between builds in ``buildcache.memo("page-notebooks")``,
+keyed by the file and this hook; the rest takes about 0.1 s a build.
+
+``tests/test_page_notebooks.py`` parses every page with ``page_items`` below
+(the build's own code path), checks that each example sybil collects is a
+code cell, that every link resolves in the built site, and executes every
+built notebook in a clean venv with the kernel installed from its wheel.
+"""
+
+from __future__ import annotations
+
+import ast
+import codecs
+import doctest
+import html
+import json
+import logging
+import posixpath
+import re
+import sys
+import textwrap
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import buildcache
+from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File, Files
+from mkdocs.utils import get_relative_url
+from mkdocs.utils.meta import get_data
+from quiz import parse_quizzes  # hooks/quiz.py: the same parser as the build's skill checks
+
+log = logging.getLogger("mkdocs.hooks.page_notebooks")
+
+ROOT = Path(__file__).resolve().parent.parent
+BIB = ROOT / "references.bib"
+NOT_LESSONS = {"reference", "includes"}  # the API pages; snippets (not built)
+PYTHON_TAGS = frozenset({"python", "py", "python3", "pycon"})  # as docs/conftest.py
+# Packages the examples may import besides the standard library, numpy and the
+# kernel, with the distribution that provides each (installed by the first cell).
+EXTRA_PACKAGES = {"pytest": "pytest"}
+KERNEL_IMPORTS = {"llmmath", "numpy"}
+
+INFO_TAG = re.compile(r"^\s*\{?\s*\.?([\w+-]+)")
+FENCE = re.compile(r"^(?P<indent>[ \t]*)(?P<fence>`{3,}|~{3,})[ \t]*(?P<info>[^\n`]*?)[ \t]*$")
+BLOCK = re.compile(
+    r"^(?P<indent>[ \t]*)(?P<marker>!!!|\?\?\?\+?|===)[ \t]*(?P<kind>[\w-]*)"
+    r'[ \t]*(?:"(?P<title>[^"]*)")?[ \t]*$'
+)
+HEADING = re.compile(r"^(?P<level>#{1,6})[ \t]+(?P<text>.+?)[ \t]*#*[ \t]*$")
+COMMENT_START = re.compile(r"^[ \t]*<!--")
+SKIP = re.compile(r"^skip:\s*(?P<action>next|start|end)\b\s*(?P<reason>.*)$", re.S)
+INVISIBLE = re.compile(r"^invisible-code-block:\s*(?P<tag>[\w+-]+)\s*\n(?P<code>.*)$", re.S)
+# Spans where a bracket is not a link: inline code and math.
+PROTECTED = re.compile(
+    r"(?P<code>(?P<ticks>`+).+?(?P=ticks))"
+    r"|(?P<display>\$\$.+?\$\$)"
+    r"|(?P<inline>(?<![\\$])\$(?=\S)[^$]*?(?<=[^\s\\])\$)",
+    re.S,
+)
+LINK = re.compile(
+    r"(?P<bang>!?)\[(?P<text>[^\]\n]*)\]\((?P<dest>[^)\s]+)(?P<title>\s+\"[^\"]*\")?\)"
+)
+AUTOREF = re.compile(r"\[(?P<text>[^\]\n]+)\]\[(?P<ident>llmmath(?:\.\w+)*)\]")
+CITATION = re.compile(r"\[(?P<keys>@[\w:.-]+(?:\s*;\s*@[\w:.-]+)*)\]")
+ATTRS = re.compile(r"(?<=\))\{[^}\n]*\}")  # attr_list after an image or link
+HOOK_SOURCE = Path(__file__).read_bytes()
+
+
+@dataclass
+class Item:
+    """One piece of a page: Markdown text, or a code example."""
+
+    kind: str  # "markdown" | "code" | "skipped"
+    text: str
+    depth: int = 0  # how many admonitions it sits in (Markdown is quoted that deep)
+    tags: list[str] = field(default_factory=list)
+    reason: str = ""  # why a skipped example does not run
+
+
+# ---------------------------------------------------------------------------
+# The page, split into Markdown and code
+
+
+def fence_tag(info: str) -> str:
+    match = INFO_TAG.match(info)
+    return match.group(1).lower() if match else ""
+
+
+def _closing(lines: list[str], start: int, fence: str) -> int:
+    """Index of the line that closes the fence opened at ``start`` (or ``len(lines)``)."""
+    for i in range(start + 1, len(lines)):
+        m = FENCE.match(lines[i])
+        if m and m["fence"][0] == fence[0] and len(m["fence"]) >= len(fence) and not m["info"]:
+            return i
+    return len(lines)
+
+
+def _dedent(lines: list[str], width: int) -> list[str]:
+    return [line[width:] if line[:width].strip() == "" else line.lstrip() for line in lines]
+
+
+def _block_end(lines: list[str], start: int, indent: int) -> int:
+    """The end (exclusive) of an admonition's body: lines indented past ``indent``."""
+    end = start + 1
+    i = start + 1
+    while i < len(lines):
+        line = lines[i]
+        if line.strip():
+            if len(line) - len(line.lstrip()) <= indent:
+                break
+            end = i + 1
+        i += 1
+    return end
+
+
+def page_items(markdown: str, where: str = "<page>") -> tuple[str, list[Item]]:
+    """The page's title (its ``# H1``) and its content as ``Item``s, in order.
+
+    The one parser of the hook: the build and the tests both call it.
+    """
+    markdown, _ = get_data(markdown)  # front matter, if any, is not content
+    items: list[Item] = []
+    state = {"skip_next": None, "skipping": None, "title": ""}
+    _parse(markdown.split("\n"), 0, [], items, state, where)
+    # Merge neighbouring Markdown of the same depth.
+    merged: list[Item] = []
+    for item in items:
+        if (
+            merged
+            and item.kind == "markdown"
+            and merged[-1].kind == "markdown"
+            and merged[-1].depth == item.depth
+            and merged[-1].tags == item.tags
+            and not HEADING.match(item.text.split("\n", 1)[0])
+        ):
+            merged[-1].text += "\n" + item.text
+        else:
+            merged.append(item)
+    for item in merged:
+        if item.kind == "markdown":
+            item.text = re.sub(r"\n(?:[ \t]*\n)+", "\n\n", item.text).strip("\n")
+    return state["title"], [i for i in merged if i.kind != "markdown" or i.text.strip()]
+
+
+def _parse(
+    lines: list[str], depth: int, tags: list[str], items: list[Item], state: dict, where: str
+) -> None:
+    i = 0
+    while i < len(lines):
+        line = lines[i]
+        fence = FENCE.match(line)
+        if fence:
+            end = _closing(lines, i, fence["fence"])
+            body = _dedent(lines[i + 1 : end], len(fence["indent"]))
+            tag = fence_tag(fence["info"])
+            if tag in PYTHON_TAGS:
+                code = "\n".join(body).strip("\n")
+                reason = state["skip_next"] or state["skipping"]
+                state["skip_next"] = None
+                if reason is not None:
+                    items.append(Item("skipped", code, depth, list(tags), reason))
+                else:
+                    items.append(Item("code", code, depth, list(tags)))
+            elif tag == "quiz" and depth == 0:
+                items.append(Item("markdown", render_quiz("\n".join(lines[i : end + 1]), where)))
+            else:
+                items.append(Item("markdown", "\n".join(lines[i : end + 1]), depth, list(tags)))
+            i = end + 1
+            continue
+        if COMMENT_START.match(line):
+            end = i
+            while "-->" not in lines[end] and end + 1 < len(lines):
+                end += 1
+            comment = "\n".join(lines[i : end + 1])
+            _comment(comment.strip()[4:].rsplit("-->", 1)[0].strip(), depth, tags, items, state)
+            i = end + 1
+            continue
+        block = BLOCK.match(line)
+        if block:
+            indent = len(block["indent"])
+            end = _block_end(lines, i, indent)
+            body = _dedent(lines[i + 1 : end], indent + 4)
+            kind = block["kind"]
+            title = block["title"] if block["title"] is not None else kind.replace("-", " ").title()
+            inner = list(tags)
+            if block["marker"].startswith("???") and "solution" in title.lower():
+                inner.append("solution")
+            if title:
+                items.append(Item("markdown", f"**{title}**\n", depth + 1, inner))
+            _parse(body, depth + 1, inner, items, state, where)
+            i = end
+            continue
+        heading = HEADING.match(line) if depth == 0 else None
+        if heading and len(heading["level"]) == 1 and not state["title"]:
+            state["title"] = heading["text"]
+        else:
+            items.append(Item("markdown", line, depth, list(tags)))
+        i += 1
+
+
+def _comment(text: str, depth: int, tags: list[str], items: list[Item], state: dict) -> None:
+    skip = SKIP.match(text)
+    if skip:
+        reason = skip["reason"].strip().strip("\"'") or "not run by the tests"
+        if skip["action"] == "next":
+            state["skip_next"] = reason
+        elif skip["action"] == "start":
+            state["skipping"] = reason
+        else:
+            state["skipping"] = None
+        return
+    invisible = INVISIBLE.match(text)
+    if invisible and invisible["tag"].lower() in PYTHON_TAGS:
+        code = "# Set-up code that the page runs without showing it.\n" + textwrap.dedent(
+            invisible["code"]
+        ).strip("\n")
+        items.append(Item("code", code, depth, list(tags)))
+    # Other comments (clear-namespace, reading-time, notes to authors) are not content.
+
+
+# ---------------------------------------------------------------------------
+# Code cells
+
+
+def code_cell_source(code: str) -> str:
+    """A page example as notebook code: prompts gone, expected output as comments."""
+    if not code.startswith(">>>"):  # sybil's rule: a doctest starts with a prompt
+        return code
+    out: list[str] = []
+    for example in doctest.DocTestParser().get_examples(code):
+        source = example.source.rstrip("\n")
+        if example.exc_msg is not None:
+            want_lines = example.want.rstrip("\n").split("\n")
+            raised = want_lines[-1] if want_lines else example.exc_msg.strip()
+            name = raised.split(":", 1)[0].strip()
+            caught = name if name.isidentifier() and _is_builtin_exception(name) else "Exception"
+            out += [
+                "try:",
+                textwrap.indent(source, "    "),
+                f"except {caught} as err:  # the page expects this error",
+                '    print(f"{type(err).__name__}: {err}")',
+                f"# {raised}",
+            ]
+            continue
+        out.append(source)
+        if example.want:
+            out += [f"# {w}".rstrip() for w in example.want.rstrip("\n").split("\n")]
+    return "\n".join(out)
+
+
+def _is_builtin_exception(name: str) -> bool:
+    import builtins
+
+    obj = getattr(builtins, name, None)
+    return isinstance(obj, type) and issubclass(obj, BaseException)
+
+
+def imported_modules(code: str) -> set[str]:
+    """Top-level module names that ``code`` (a page example) imports."""
+    try:
+        tree = ast.parse(code_cell_source(code))
+    except SyntaxError:  # the page's own tests report it
+        return set()
+    found = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found |= {alias.name.split(".")[0] for alias in node.names}
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            found.add(node.module.split(".")[0])
+    return found
+
+
+def install_line(distribution: str, version: str, codes: list[str], where: str) -> str:
+    """``%pip install`` of the kernel and the other packages the examples import."""
+    extra = []
+    for module in sorted(set().union(*map(imported_modules, codes)) if codes else set()):
+        if module in KERNEL_IMPORTS or module in sys.stdlib_module_names:
+            continue
+        if module not in EXTRA_PACKAGES:
+            raise PluginError(
+                f"{where}: an example imports `{module}`, which the page's notebook would not "
+                "install; add it to EXTRA_PACKAGES in hooks/page_notebooks.py"
+            )
+        extra.append(EXTRA_PACKAGES[module])
+    return " ".join(["%pip install -q", f"{distribution}=={version}", *extra])
+
+
+SETUP = """\
+import numpy as np
+
+# Show values as the page does: every expression line prints its value (as
+# in a doctest), and numpy prints 0.25, not numpy 2's np.float64(0.25).
+%config InteractiveShell.ast_node_interactivity = "all"
+if np.lib.NumpyVersion(np.__version__) >= "2.0.0":
+    np.set_printoptions(legacy="1.25")
+np.set_printoptions(precision=8, suppress=True)"""
+
+
+# ---------------------------------------------------------------------------
+# Markdown: links to the site, citations, the skill check
+
+
+@dataclass
+class Site:
+    """What links need: the site's address, its files, and the citation labels."""
+
+    url: str  # site_url, ending in "/"
+    files: Files
+    citations: dict[str, str]
+
+    def page_url(self, src_uri: str) -> str | None:
+        file = self.files.src_uris.get(src_uri)
+        return None if file is None else self.url + file.url
+
+
+def rewrite_links(text: str, src_uri: str, site: Site, where: str) -> str:
+    """``text`` (Markdown) with every relative link, API reference and citation made absolute."""
+    kept: list[str] = []
+
+    def protect(m: re.Match) -> str:
+        kept.append(m.group(0))
+        return f"\x00{len(kept) - 1}\x00"
+
+    text = PROTECTED.sub(protect, text)
+    here = site.page_url(src_uri) or site.url
+
+    def link(m: re.Match) -> str:
+        dest = m["dest"]
+        parts = urlsplit(dest)
+        if parts.scheme or parts.netloc or dest.startswith("mailto:"):
+            return m.group(0)
+        if not parts.path:
+            url: str | None = here
+        else:
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(src_uri), parts.path))
+            url = site.page_url(target)
+        if url is None:
+            log.warning("%s: the notebook's link %s names no file of the site", where, dest)
+            return m.group(0)
+        if parts.fragment:
+            url += "#" + parts.fragment
+        return f"{m['bang']}[{m['text']}]({url}{m['title'] or ''})"
+
+    def autoref(m: re.Match) -> str:
+        parts = m["ident"].split(".")
+        url = site.page_url(f"reference/{parts[1]}.md") if len(parts) > 1 else None
+        if url is None:
+            log.warning("%s: no API page for %s", where, m["ident"])
+            return m.group(0)
+        return f"[{m['text']}]({url}#{m['ident']})"
+
+    def citation(m: re.Match) -> str:
+        keys = [k.strip().lstrip("@") for k in m["keys"].split(";")]
+        references = site.page_url("references.md")
+        marks = []
+        for key in keys:
+            if key not in site.citations:
+                raise PluginError(f"{where}: citation key `{key}` is not in references.bib")
+            marks.append(f"[{site.citations[key]}]({references}#ref-{key})")
+        return "(" + "; ".join(marks) + ")"
+
+    text = ATTRS.sub("", text)
+    text = LINK.sub(link, text)
+    text = AUTOREF.sub(autoref, text)
+    text = CITATION.sub(citation, text)
+    return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m[1])], text)
+
+
+def citation_labels(bib: Path = BIB) -> dict[str, str]:
+    """``key -> "Vaswani et al. 2017"`` for every entry of ``references.bib``."""
+    import latexcodec  # noqa: F401  (registers the "ulatex" codec; pybtex depends on it)
+    from pybtex.database import parse_file
+
+    def plain(name: str) -> str:
+        return codecs.decode(name, "ulatex").replace("{", "").replace("}", "")
+
+    labels = {}
+    for key, entry in parse_file(str(bib)).entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        names = [plain(" ".join(p.last_names)) for p in people]
+        if not names:
+            who = plain(entry.fields.get("organization", key))
+        elif len(names) == 1:
+            who = names[0]
+        elif len(names) == 2:
+            who = f"{names[0]} and {names[1]}"
+        else:
+            who = f"{names[0]} et al."
+        labels[key] = f"{who} {entry.fields.get('year', '')}".strip()
+    return labels
+
+
+def render_quiz(fence: str, where: str) -> str:
+    """A skill-check fence as Markdown: questions, options, answers folded."""
+    out = []
+    number = 0
+    for block in parse_quizzes(fence, where):
+        for q in block.questions:
+            number += 1
+            out += [f"**{number}.** {q.question}", ""]
+            if q.type == "choice":
+                letters = "abcdefghijklmnopqrstuvwxyz"
+                out += [f"- ({letters[i]}) {option}" for i, option in enumerate(q.options)]
+                answer = f"({letters[q.answer]}) {q.options[q.answer]}"
+            else:
+                answer = f"{q.answer:g} (within {q.tolerance:g})"
+            out += [
+                "",
+                "<details><summary>Answer</summary>",
+                "",
+                f"**{answer}.** {q.explain}",
+                "",
+                "</details>",
+                "",
+            ]
+    return "\n".join(out).rstrip("\n")
+
+
+# ---------------------------------------------------------------------------
+# The notebook
+
+
+def _quoted(text: str, depth: int) -> str:
+    if depth == 0:
+        return text
+    prefix = "> " * depth
+    return "\n".join((prefix + line).rstrip() for line in text.split("\n"))
+
+
+def build_notebook(
+    markdown: str,
+    src_uri: str,
+    site: Site,
+    *,
+    distribution: str,
+    version: str,
+    site_name: str = "Math for LLMs",
+    licence: str = "",
+) -> str | None:
+    """The notebook for one page, as ``.ipynb`` text; ``None`` for a page without examples."""
+    title, items = page_items(markdown, src_uri)
+    codes = [i.text for i in items if i.kind == "code"]
+    if not codes:
+        return None
+    cells = [
+        _cell(
+            "code",
+            "# The course's kernel (import llmmath), the version this page was tested with.\n"
+            + install_line(distribution, version, codes, src_uri),
+        )
+    ]
+    page = site.page_url(src_uri) or site.url
+    about = (
+        f"# {title or posixpath.basename(src_uri)}\n\n"
+        f"*A page of [{site_name}]({site.url}) as a notebook: [read it on the site]({page}), "
+        "where the formulas, figures and the skill check are interactive. Run the cells in "
+        "order; each example shows the output the page's tests check as a comment.*"
+    )
+    if licence:
+        about += f" *{licence}.*"
+    cells += [_cell("markdown", about), _cell("code", SETUP)]
+    for item in items:
+        if item.kind == "code":
+            cells.append(_cell("code", code_cell_source(item.text), item.tags))
+        elif item.kind == "skipped":
+            text = f"*Not run here ({item.reason}):*\n\n```python\n{item.text}\n```"
+            cells.append(_cell("markdown", _quoted(text, item.depth), item.tags))
+        else:
+            text = rewrite_links(item.text, src_uri, site, src_uri)
+            cells.append(_cell("markdown", _quoted(text, item.depth), item.tags))
+    for number, cell in enumerate(cells):
+        cell["id"] = f"cell-{number}"  # stable: two builds give the same bytes
+    notebook = {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+            "language_info": {"name": "python"},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+    # nbformat's own layout (nbformat.writes), without validating each cell as
+    # it is made (two thirds of the time); the tests validate every notebook.
+    return json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def _cell(kind: str, source: str, tags: list[str] | None = None) -> dict:
+    cell: dict = {
+        "cell_type": kind,
+        "id": "",
+        "metadata": {"tags": list(tags)} if tags else {},
+        "source": source.splitlines(keepends=True),
+    }
+    if kind == "code":
+        cell.update(execution_count=None, outputs=[])
+    return cell
+
+
+def is_lesson_page(src_uri: str) -> bool:
+    parts = src_uri.split("/")
+    return len(parts) == 2 and parts[0] not in NOT_LESSONS and parts[1].endswith(".md")
+
+
+def notebook_uri(src_uri: str) -> str:
+    return src_uri.removesuffix(".md") + ".ipynb"
+
+
+def distribution() -> tuple[str, str]:
+    """The kernel's distribution name (pyproject.toml) and version (``llmmath.__version__``)."""
+    name = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))["project"]["name"]
+    source = (ROOT / "src" / "llmmath" / "__init__.py").read_text(encoding="utf-8")
+    match = re.search(r'^__version__ = "([^"]+)"', source, re.M)
+    if not match:
+        raise PluginError('src/llmmath/__init__.py: no `__version__ = "..."` line')
+    return name, match[1]
+
+
+# ---------------------------------------------------------------------------
+# MkDocs events
+
+_NOTEBOOKS: dict[str, tuple[str, int]] = {}  # page src_uri -> (its notebook's uri, bytes)
+
+
+def on_files(files: Files, config) -> Files:
+    _NOTEBOOKS.clear()
+    site_url = config.get("site_url")
+    if not site_url:
+        raise PluginError("mkdocs.yml: the page notebooks link to the site, so set `site_url`")
+    labels = json.loads(
+        buildcache.memo("page-notebooks").get(
+            buildcache.digest([BIB.read_bytes(), HOOK_SOURCE]),
+            lambda: json.dumps(citation_labels()),
+        )
+    )
+    site = Site(site_url.rstrip("/") + "/", files, labels)
+    name, version = distribution()
+    for file in list(files.documentation_pages()):
+        if not is_lesson_page(file.src_uri):
+            continue
+        uri = notebook_uri(file.src_uri)
+        if files.get_file_from_path(uri) is not None:
+            raise PluginError(f"{uri}: a file of that name would hide {file.src_uri}'s notebook")
+        content = build_notebook(
+            file.content_string,
+            file.src_uri,
+            site,
+            distribution=name,
+            version=version,
+            site_name=config.get("site_name") or "Math for LLMs",
+            licence=config.get("copyright") or "",
+        )
+        if content is not None:
+            files.append(File.generated(config, uri, content=content))
+            _NOTEBOOKS[file.src_uri] = (uri, len(content.encode("utf-8")))
+    return files
+
+
+H1_END = re.compile(r"</h1>")
+DIV = re.compile(r"<(/?)div\b")
+
+
+def download_link(href: str, uri: str, size: int) -> str:
+    """The link under the title; the file is saved as ``<lesson>-<page>.ipynb``.
+
+    (Both lessons have an ``exercises`` page: the lesson in the name keeps two
+    downloads apart.)
+    """
+    name = uri.replace("/", "-")
+    kb = max(1, round(size / 1024))
+    return (
+        f'<p class="mfl-download"><a href="{html.escape(href, quote=True)}" '
+        f'download="{html.escape(name, quote=True)}" type="application/x-ipynb+json">'
+        f"Download as notebook</a> (.ipynb, {kb} KB, for Jupyter or Colab; "
+        "its first cell installs the kernel)</p>"
+    )
+
+
+def _after_title(output: str) -> int | None:
+    """Where the link goes: after the page's ``<h1>`` and the reading aids that follow it."""
+    h1 = H1_END.search(output)
+    if h1 is None:
+        return None
+    at = h1.end()
+    rest = output[at:]
+    if rest.lstrip().startswith('<div class="mfl-reader"'):
+        depth = 0
+        for m in DIV.finditer(output, at):
+            depth += -1 if m[1] else 1
+            if depth == 0:
+                return output.index(">", m.end()) + 1
+    return at
+
+
+def on_post_page(output: str, page, config) -> str:
+    if page.file.src_uri not in _NOTEBOOKS:
+        return output
+    uri, size = _NOTEBOOKS[page.file.src_uri]
+    at = _after_title(output)
+    if at is None:
+        log.warning("%s: no <h1> to put the notebook link under", page.file.src_uri)
+        return output
+    link = download_link(get_relative_url(uri, page.url), uri, size)
+    return output[:at] + "\n" + link + output[at:]
