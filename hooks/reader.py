@@ -57,7 +57,7 @@ from pathlib import Path
 import buildcache
 from mkdocs.exceptions import PluginError
 from mkdocs.utils import get_relative_url
-from search import plain_code  # hooks/search.py (MkDocs runs hooks with hooks/ on sys.path)
+from search import VOID, plain_code  # hooks/search.py (MkDocs runs hooks with hooks/ on sys.path)
 
 WORDS_PER_MINUTE = 200
 CODE_LINES_PER_MINUTE = 15
@@ -66,21 +66,6 @@ SECONDS_PER_FIGURE = 10
 INLINE_FORMULA_WORDS = 2
 NOT_LESSONS = {"reference"}
 NOTE_LIMIT = 8000
-VOID = {
-    "area",
-    "base",
-    "br",
-    "col",
-    "embed",
-    "hr",
-    "img",
-    "input",
-    "link",
-    "meta",
-    "source",
-    "track",
-    "wbr",
-}
 H1_END = re.compile(r"</h1>")
 MARKER = re.compile(r"<!--\s*reading-time:\s*(?P<path>[^\s>]+)\s*-->")
 WORD = re.compile(r"[^\W_]+(?:['’.-][^\W_]+)*")

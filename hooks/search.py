@@ -37,8 +37,10 @@ TAG = re.compile(r"<[^>]+>")
 EXCLUDED = re.compile(
     r"<(?P<tag>[a-zA-Z][\w-]*)\b[^>]*?\sdata-search-exclude(?:=\"[^\"]*\")?[\s/>]"
 )
+# HTML's void elements (no closing tag); hooks/reader.py reads them from here.
 VOID = {
     "area",
+    "base",
     "br",
     "col",
     "embed",

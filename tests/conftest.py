@@ -143,3 +143,31 @@ def clean_environ(**extra: str) -> dict[str, str]:
 def venv_tools():
     """``clean_venv`` and ``clean_environ`` for the tests that install the wheel."""
     return clean_venv, clean_environ
+
+
+def _llama_config(head_dim, rope_parameters, max_position_embeddings=4096):
+    transformers = pytest.importorskip("transformers")
+    return transformers.LlamaConfig(
+        hidden_size=4 * head_dim,
+        num_attention_heads=4,
+        head_dim=head_dim,
+        max_position_embeddings=max_position_embeddings,
+        rope_parameters=rope_parameters,
+    )
+
+
+def _hf_rope_init(rope_type):
+    pytest.importorskip("torch")
+    return pytest.importorskip("transformers.modeling_rope_utils").ROPE_INIT_FUNCTIONS[rope_type]
+
+
+@pytest.fixture(scope="session")
+def llama_config():
+    """``llama_config(head_dim, rope_parameters, max_position_embeddings=4096)``: a LlamaConfig."""
+    return _llama_config
+
+
+@pytest.fixture(scope="session")
+def hf_rope_init():
+    """``hf_rope_init(rope_type)``: transformers' rope initialisation function of that type."""
+    return _hf_rope_init

@@ -50,22 +50,6 @@ def press_get_slopes(n):
     )
 
 
-def llama_config(head_dim, rope_parameters, max_position_embeddings=4096):
-    transformers = pytest.importorskip("transformers")
-    return transformers.LlamaConfig(
-        hidden_size=4 * head_dim,
-        num_attention_heads=4,
-        head_dim=head_dim,
-        max_position_embeddings=max_position_embeddings,
-        rope_parameters=rope_parameters,
-    )
-
-
-def hf_rope_init(rope_type):
-    pytest.importorskip("torch")
-    return pytest.importorskip("transformers.modeling_rope_utils").ROPE_INIT_FUNCTIONS[rope_type]
-
-
 # ---------------------------------------------------------------- sinusoidal
 
 
@@ -108,7 +92,7 @@ def test_rope_frequencies_hand_and_reference_formula():
     np.testing.assert_array_equal(theta, 1.0 / 500000.0 ** (np.arange(0, 128, 2) / 128))
 
 
-def test_rope_frequencies_match_hf_default_inv_freq():
+def test_rope_frequencies_match_hf_default_inv_freq(llama_config):
     torch = pytest.importorskip("torch")
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     cfg = llama_config(64, {"rope_type": "default", "rope_theta": 10000.0})
@@ -196,7 +180,7 @@ def test_apply_rope_half_matches_hf_llama_float64():
     np.testing.assert_allclose(apply_rope(k, pos, layout="half"), k_ref.numpy(), rtol=0, atol=1e-10)
 
 
-def test_apply_rope_half_matches_hf_llama_rotary_module_float32():
+def test_apply_rope_half_matches_hf_llama_rotary_module_float32(llama_config):
     torch = pytest.importorskip("torch")
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     cfg = llama_config(32, {"rope_type": "default", "rope_theta": 10000.0})
@@ -318,7 +302,7 @@ def test_t5_bucket_identical_to_hf(bidirectional, num_buckets, max_distance):
     n = np.abs(r) if bidirectional else -np.minimum(r, 0)
     with np.errstate(divide="ignore", invalid="ignore"):
         exact = np.log(n / max_exact) / math.log(max_distance / max_exact) * (half - max_exact)
-    edge = (n >= max_exact) & (np.abs(exact - np.round(exact)) < 1e-5)
+        edge = (n >= max_exact) & (np.abs(exact - np.round(exact)) < 1e-5)
     np.testing.assert_array_equal(ours[~edge], ref[~edge])
     assert np.abs(ours - ref).max() <= 1 and (ours != ref).sum() <= 4
     assert ours.dtype == np.int64
@@ -362,7 +346,7 @@ def test_interpolate_table_matches_torch_align_corners():
     np.testing.assert_allclose(interpolate_table(P, 23), ref, rtol=0, atol=1e-10)
 
 
-def test_linear_scaled_frequencies_hand_and_hf():
+def test_linear_scaled_frequencies_hand_and_hf(llama_config, hf_rope_init):
     expected = [0.25, 0.025, 0.0025, 0.00025]
     np.testing.assert_allclose(linear_scaled_frequencies(8, 4.0), expected, rtol=1e-15)
     init = hf_rope_init("linear")
@@ -382,7 +366,7 @@ def test_ntk_scaled_base_hand_and_slowest_frequency():
     assert new[-1] == pytest.approx(old[-1] / factor, rel=1e-12)
 
 
-def test_ntk_scaled_base_matches_hf_dynamic_ntk():
+def test_ntk_scaled_base_matches_hf_dynamic_ntk(llama_config, hf_rope_init):
     init = hf_rope_init("dynamic")
     # HF's dynamic NTK uses the effective factor factor*seq_len/max_pos - (factor - 1);
     # with factor 4 and seq_len = 112 = 64 * 7/4 that effective factor is exactly 4.
@@ -415,7 +399,9 @@ def test_yarn_frequencies_hand_values_and_limits():
         (64, 16.0, 8, 10000.0, 32, 1),  # tiny context: correction range clamped at 0
     ],
 )
-def test_yarn_frequencies_match_hf(d, factor, L, base, beta_fast, beta_slow):
+def test_yarn_frequencies_match_hf(
+    d, factor, L, base, beta_fast, beta_slow, llama_config, hf_rope_init
+):
     init = hf_rope_init("yarn")
     params = {
         "rope_type": "yarn",

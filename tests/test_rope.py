@@ -31,22 +31,6 @@ LAYOUTS = ["interleaved", "half"]
 F32_TOL = dict(rtol=2e-6, atol=2e-6)  # references that compute in float32
 
 
-def llama_config(head_dim, rope_parameters, max_position_embeddings=4096):
-    transformers = pytest.importorskip("transformers")
-    return transformers.LlamaConfig(
-        hidden_size=4 * head_dim,
-        num_attention_heads=4,
-        head_dim=head_dim,
-        max_position_embeddings=max_position_embeddings,
-        rope_parameters=rope_parameters,
-    )
-
-
-def hf_rope_init(rope_type):
-    pytest.importorskip("torch")
-    return pytest.importorskip("transformers.modeling_rope_utils").ROPE_INIT_FUNCTIONS[rope_type]
-
-
 # ---------------------------------------------------------------- sinusoidal offset map
 
 
@@ -150,7 +134,7 @@ def test_mixed_layouts_differ():
 
 
 @pytest.mark.parametrize("rope_type", ["default", "linear", "dynamic", "yarn", "llama3"])
-def test_rope_cos_sin_matches_llama_rotary_embedding(rope_type):
+def test_rope_cos_sin_matches_llama_rotary_embedding(rope_type, llama_config):
     torch = pytest.importorskip("torch")
     llama = pytest.importorskip("transformers.models.llama.modeling_llama")
     params = {"rope_type": rope_type, "rope_theta": 10000.0}
@@ -208,7 +192,7 @@ def test_dynamic_ntk_base_at_fixed_lengths():
 
 
 @pytest.mark.parametrize("seq_len", [10, 512, 513, 1000, 2048, 4096])
-def test_dynamic_ntk_matches_hf(seq_len):
+def test_dynamic_ntk_matches_hf(seq_len, llama_config, hf_rope_init):
     init = hf_rope_init("dynamic")
     cfg = llama_config(64, {"rope_type": "dynamic", "factor": 2.0, "rope_theta": 10000.0}, 512)
     inv_freq, _ = init(cfg, "cpu", seq_len=seq_len)
@@ -260,7 +244,7 @@ def test_llama31_config_values():
         (4.0, 1024, 2.0, 8.0, 10000.0),
     ],
 )
-def test_llama3_matches_hf(factor, L0, low, high, base):
+def test_llama3_matches_hf(factor, L0, low, high, base, llama_config, hf_rope_init):
     init = hf_rope_init("llama3")
     params = {
         "rope_type": "llama3",
@@ -290,7 +274,7 @@ def test_longrope_hand_values_and_attention_factor():
 
 
 @pytest.mark.parametrize("seq_len", [100, 5000])
-def test_longrope_matches_hf(seq_len):
+def test_longrope_matches_hf(seq_len, llama_config, hf_rope_init):
     init = hf_rope_init("longrope")
     rng = np.random.default_rng(5)
     short = (1.0 + rng.uniform(0, 0.2, 32)).tolist()
