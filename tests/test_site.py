@@ -112,6 +112,15 @@ def test_moved_position_functions_keep_their_old_api_anchors(site_dir):
         assert f'id="llmmath.positions.{name}"' in page, name
 
 
+def test_rope_page_documents_the_scaling_rules_under_llmmath_rope(site_dir):
+    """The rules written in llmmath.scaling are re-exported, and documented, as llmmath.rope.*."""
+    import llmmath.rope
+
+    page = (site_dir / "reference/rope/index.html").read_text(encoding="utf-8")
+    for name in llmmath.rope.__all__:
+        assert f'id="llmmath.rope.{name}"' in page, name
+
+
 def test_reference_pages_render_docstrings(site_dir):
     page = (site_dir / "reference/similarity/index.html").read_text(encoding="utf-8")
     assert "top_k" in page and "argpartition" in page or "partial sort" in page
