@@ -5,8 +5,8 @@ For each Markdown page of a lesson (a folder of ``docs/`` other than
 ``<lesson>/<page>.ipynb`` to the site through the files collection
 (``on_files``; nothing is written into ``docs/``, which would make
 ``mkdocs serve`` rebuild forever), and the page gets a "Download as notebook"
-link under its title (``on_post_page``: after the search plugin has read the
-page, so the link is not indexed on every page).
+link under its title, which hooks/reader.py adds to its reading aids (kept out
+of the search index with them).
 
 The notebook is the page, top to bottom:
 
@@ -53,7 +53,6 @@ from __future__ import annotations
 import ast
 import codecs
 import doctest
-import html
 import json
 import logging
 import posixpath
@@ -68,15 +67,14 @@ from urllib.parse import urlsplit
 import buildcache
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
-from mkdocs.utils import get_relative_url
 from mkdocs.utils.meta import get_data
 from quiz import parse_quizzes  # hooks/quiz.py: the same parser as the build's skill checks
+from reader import NOT_LESSONS  # hooks/reader.py, which also links each page to its notebook
 
 log = logging.getLogger("mkdocs.hooks.page_notebooks")
 
 ROOT = Path(__file__).resolve().parent.parent
 BIB = ROOT / "references.bib"
-NOT_LESSONS = {"reference", "includes"}  # the API pages; snippets (not built)
 PYTHON_TAGS = frozenset({"python", "py", "python3", "pycon"})  # as docs/conftest.py
 # Packages the examples may import besides the standard library, numpy and the
 # kernel, with the distribution that provides each (installed by the first cell).
@@ -561,11 +559,8 @@ def distribution() -> tuple[str, str]:
 # ---------------------------------------------------------------------------
 # MkDocs events
 
-_NOTEBOOKS: dict[str, tuple[str, int]] = {}  # page src_uri -> (its notebook's uri, bytes)
-
 
 def on_files(files: Files, config) -> Files:
-    _NOTEBOOKS.clear()
     site_url = config.get("site_url")
     if not site_url:
         raise PluginError("mkdocs.yml: the page notebooks link to the site, so set `site_url`")
@@ -594,53 +589,4 @@ def on_files(files: Files, config) -> Files:
         )
         if content is not None:
             files.append(File.generated(config, uri, content=content))
-            _NOTEBOOKS[file.src_uri] = (uri, len(content.encode("utf-8")))
     return files
-
-
-H1_END = re.compile(r"</h1>")
-DIV = re.compile(r"<(/?)div\b")
-
-
-def download_link(href: str, uri: str, size: int) -> str:
-    """The link under the title; the file is saved as ``<lesson>-<page>.ipynb``.
-
-    (Both lessons have an ``exercises`` page: the lesson in the name keeps two
-    downloads apart.)
-    """
-    name = uri.replace("/", "-")
-    kb = max(1, round(size / 1024))
-    return (
-        f'<p class="mfl-download"><a href="{html.escape(href, quote=True)}" '
-        f'download="{html.escape(name, quote=True)}" type="application/x-ipynb+json">'
-        f"Download as notebook</a> (.ipynb, {kb} KB, for Jupyter or Colab; "
-        "its first cell installs the kernel)</p>"
-    )
-
-
-def _after_title(output: str) -> int | None:
-    """Where the link goes: after the page's ``<h1>`` and the reading aids that follow it."""
-    h1 = H1_END.search(output)
-    if h1 is None:
-        return None
-    at = h1.end()
-    rest = output[at:]
-    if rest.lstrip().startswith('<div class="mfl-reader"'):
-        depth = 0
-        for m in DIV.finditer(output, at):
-            depth += -1 if m[1] else 1
-            if depth == 0:
-                return output.index(">", m.end()) + 1
-    return at
-
-
-def on_post_page(output: str, page, config) -> str:
-    if page.file.src_uri not in _NOTEBOOKS:
-        return output
-    uri, size = _NOTEBOOKS[page.file.src_uri]
-    at = _after_title(output)
-    if at is None:
-        log.warning("%s: no <h1> to put the notebook link under", page.file.src_uri)
-        return output
-    link = download_link(get_relative_url(uri, page.url), uri, size)
-    return output[:at] + "\n" + link + output[at:]

@@ -64,7 +64,7 @@ CODE_LINES_PER_MINUTE = 15
 SECONDS_PER_DISPLAY_FORMULA = 15
 SECONDS_PER_FIGURE = 10
 INLINE_FORMULA_WORDS = 2
-NOT_LESSONS = {"reference"}
+NOT_LESSONS = {"reference", "includes"}  # the API pages; snippets (excluded from the build)
 NOTE_LIMIT = 8000
 H1_END = re.compile(r"</h1>")
 MARKER = re.compile(r"<!--\s*reading-time:\s*(?P<path>[^\s>]+)\s*-->")
@@ -204,6 +204,23 @@ def notebook_link(page, files) -> Notebook | None:
     )
 
 
+def page_notebook(page, files) -> Notebook | None:
+    """The page's own notebook, written by hooks/page_notebooks.py (None if it has none)."""
+    if files is None or not page.file.src_uri.endswith(".md"):
+        return None
+    uri = page.file.src_uri.removesuffix(".md") + ".ipynb"
+    notebook = files.get_file_from_path(uri)
+    if notebook is None:
+        return None
+    return Notebook(
+        page=None,
+        file=get_relative_url(notebook.url, page.url),
+        # both lessons have an exercises page: the lesson in the name keeps downloads apart
+        name=uri.replace("/", "-"),
+        size=len(notebook.content_bytes),
+    )
+
+
 def _download(notebook: Notebook, text: str, cls: str = "") -> str:
     attrs = f' class="{cls}"' if cls else ""
     return (
@@ -213,7 +230,11 @@ def _download(notebook: Notebook, text: str, cls: str = "") -> str:
 
 
 def reader_block(
-    page, stats: dict[str, int], questions: int, notebook: Notebook | None = None
+    page,
+    stats: dict[str, int],
+    questions: int,
+    notebook: Notebook | None = None,
+    own_notebook: Notebook | None = None,
 ) -> str:
     title = html.escape(page.title or "", quote=True)
     url = html.escape(page.url, quote=True)
@@ -237,6 +258,13 @@ def reader_block(
             '<p class="mfl-notebook-download">'
             + _download(notebook, f"Download this notebook (.ipynb, {kb} KB)", "md-button")
             + "</p>"
+        )
+    if own_notebook:
+        kb = max(1, round(own_notebook.size / 1024))
+        download += (
+            '<p class="mfl-download">'
+            + _download(own_notebook, "Download as notebook")
+            + f" (.ipynb, {kb} KB, for Jupyter or Colab; its first cell installs the kernel)</p>"
         )
     detail = (
         f"{stats['words']} words of prose, {stats['code_lines']} lines of code, "
@@ -306,7 +334,9 @@ def on_page_content(html_text: str, page, config, files) -> str:
         return html_text
     stats = stats_for(page.file.src_uri)
     questions = html_text.count('class="mfl-quiz-q"')
-    block = reader_block(page, stats, questions, notebook_link(page, files))
+    block = reader_block(
+        page, stats, questions, notebook_link(page, files), page_notebook(page, files)
+    )
     match = H1_END.search(html_text)
     if match:
         return html_text[: match.end()] + "\n" + block + html_text[match.end() :]

@@ -70,12 +70,17 @@ def finite(arr: np.ndarray, name: str, func: str, *, neg_inf: bool = False) -> N
         raise ValueError(f"{func}: {name} must be finite{allowed}; got {bad} at index {where}")
 
 
-def finite_float(value: Any, name: str, func: str) -> float:
-    """Return ``value`` as a finite Python float."""
+def _real(value: Any, name: str, func: str) -> float:
+    """``float(value)``, with a ``TypeError`` that names the argument."""
     try:
-        v = float(value)
+        return float(value)
     except (TypeError, ValueError):
         raise TypeError(f"{func}: {name} must be a real number; got {value!r}") from None
+
+
+def finite_float(value: Any, name: str, func: str) -> float:
+    """Return ``value`` as a finite Python float."""
+    v = _real(value, name, func)
     if not np.isfinite(v):
         raise ValueError(f"{func}: {name} must be finite; got {value!r}")
     return v
@@ -121,10 +126,7 @@ def positive_int(value: Any, name: str, func: str, *, minimum: int = 1) -> int:
 
 def positive_float(value: Any, name: str, func: str) -> float:
     """Return ``value`` as a float, requiring a finite ``value > 0``."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise TypeError(f"{func}: {name} must be a real number; got {value!r}") from None
+    v = _real(value, name, func)
     if not np.isfinite(v) or v <= 0:
         raise ValueError(f"{func}: {name} must be a finite number > 0; got {value!r}")
     return v

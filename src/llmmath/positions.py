@@ -81,11 +81,6 @@ def sinusoidal(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndar
     return pe
 
 
-def _omega(d: int, base: float) -> np.ndarray:
-    """``base^(-2k/d)`` for ``k = 0 .. d/2 - 1``, as ``sinusoidal`` divides by it."""
-    return 1.0 / base ** (np.arange(0, d, 2) / d)
-
-
 def sinusoidal_shift(delta: float, d_model: int, base: float = 10000.0) -> np.ndarray:
     """The offset map ``M_delta``, ``(d_model, d_model)``: ``PE(p + delta) = M_delta PE(p)``.
 
@@ -101,16 +96,11 @@ def sinusoidal_shift(delta: float, d_model: int, base: float = 10000.0) -> np.nd
            [-1.,  0.]])
     """
     f = "sinusoidal_shift"
-    angles = finite_float(delta, "delta", f) * _omega(
-        even_int(d_model, "d_model", f), positive_float(base, "base", f)
-    )
-    d = 2 * len(angles)
-    even = np.arange(0, d, 2)
-    M = np.zeros((d, d))
-    M[even, even] = M[even + 1, even + 1] = np.cos(angles)
-    M[even, even + 1] = np.sin(angles)
-    M[even + 1, even] = -np.sin(angles)
-    return M
+    delta = finite_float(delta, "delta", f)
+    d = even_int(d_model, "d_model", f)
+    # Block k maps (sin w p, cos w p) to its value at p + delta: the rotation R_p of RoPE's
+    # interleaved pairs, by the angle -delta.
+    return rope_matrix(-delta, d, positive_float(base, "base", f))
 
 
 def wavelengths(inv_freq: Any) -> np.ndarray:

@@ -86,13 +86,25 @@ def rotate_pairs(x: Any, *, layout: str) -> np.ndarray:
     array([-3., -4.,  1.,  2.])
     """
     x = _even_last(x, "rotate_pairs")
-    layout = option(layout, _LAYOUTS, "layout", "rotate_pairs")
+    return _rotate(x, option(layout, _LAYOUTS, "layout", "rotate_pairs"))
+
+
+def _rotate(x: np.ndarray, layout: str) -> np.ndarray:
     if layout == "half":
         h = x.shape[-1] // 2
         return np.concatenate([-x[..., h:], x[..., :h]], axis=-1)
     out = np.empty_like(x)
     out[..., 0::2], out[..., 1::2] = -x[..., 1::2], x[..., 0::2]
     return out
+
+
+def _cos_sin(positions: np.ndarray, theta: np.ndarray, layout: str) -> tuple:
+    """cos and sin of ``p * theta_k``, ``(T, d/2)``, laid out over ``(T, d)`` for ``layout``."""
+    angles = positions[:, None] * theta
+    cos, sin = np.cos(angles), np.sin(angles)
+    if layout == "half":
+        return np.concatenate([cos, cos], axis=-1), np.concatenate([sin, sin], axis=-1)
+    return np.repeat(cos, 2, axis=-1), np.repeat(sin, 2, axis=-1)
 
 
 def rope_cos_sin(
@@ -123,12 +135,8 @@ def rope_cos_sin(
     if theta.ndim != 1:
         raise ValueError(f"{f}: inv_freq must be 1-D (d/2,); got shape {theta.shape}")
     scale = finite_float(attention_factor, "attention_factor", f)
-    angles = p[:, None] * theta
-    if layout == "half":
-        angles = np.concatenate([angles, angles], axis=-1)
-    else:
-        angles = np.repeat(angles, 2, axis=-1)
-    return np.cos(angles) * scale, np.sin(angles) * scale
+    cos, sin = _cos_sin(p, theta, layout)
+    return cos * scale, sin * scale
 
 
 def apply_rope(
@@ -168,16 +176,8 @@ def apply_rope(
     inv_freq = float_array(inv_freq, "inv_freq", f)
     if inv_freq.shape != (d // 2,):
         raise ValueError(f"{f}: inv_freq must have shape ({d // 2},); got {inv_freq.shape}")
-    angles = positions[:, None] * inv_freq  # (T, d/2): one angle per position and pair
-    cos, sin = np.cos(angles), np.sin(angles)
-    if layout == "half":
-        x1, x2 = x[..., : d // 2], x[..., d // 2 :]
-        return np.concatenate([x1 * cos - x2 * sin, x2 * cos + x1 * sin], axis=-1)
-    x1, x2 = x[..., 0::2], x[..., 1::2]
-    out = np.empty_like(x)
-    out[..., 0::2] = x1 * cos - x2 * sin
-    out[..., 1::2] = x2 * cos + x1 * sin
-    return out
+    cos, sin = _cos_sin(positions, inv_freq, layout)  # (T, d) each: the elementwise form
+    return x * cos + _rotate(x, layout) * sin
 
 
 def rope_matrix(p: float, d_head: int, base: float = 10000.0) -> np.ndarray:

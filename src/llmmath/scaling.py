@@ -26,11 +26,6 @@ import numpy as np
 from llmmath._validate import even_int, float_array, positive_float, positive_int
 
 
-def _inv_freq(d: int, base: float) -> np.ndarray:
-    """``1 / base**(arange(0, d, 2)/d)``: HF's ``inv_freq`` formula, step for step."""
-    return 1.0 / base ** (np.arange(0, d, 2) / d)
-
-
 def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
     """RoPE angular frequencies ``theta_k = base^(-2k/d)``, shape ``(d_head/2,)``.
 
@@ -42,7 +37,8 @@ def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
     array([1.  , 0.01])
     """
     d = even_int(d_head, "d_head", "rope_frequencies")
-    return _inv_freq(d, positive_float(base, "base", "rope_frequencies"))
+    base = positive_float(base, "base", "rope_frequencies")
+    return 1.0 / base ** (np.arange(0, d, 2) / d)
 
 
 def linear_scaled_frequencies(d_head: int, factor: float, base: float = 10000.0) -> np.ndarray:
