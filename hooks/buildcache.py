@@ -53,21 +53,38 @@ def kernel_digest() -> str:
     return digest(p.name.encode() + p.read_bytes() for p in sorted(KERNEL.glob("*.py")))
 
 
-def cached(folder: str, stem: str, key: str, suffix: str, produce: Callable[[], bytes]) -> bytes:
-    """``produce()``, stored as ``.cache/<folder>/<stem>-<hash>.<suffix>``.
+def _entry(folder: str, stem: str, key: str, suffix: str) -> Path:
+    return CACHE / folder / f"{stem}-{digest([key, environment_digest()])}.{suffix}"
+
+
+def lookup(folder: str, stem: str, key: str, suffix: str) -> bytes | None:
+    """The bytes ``store`` kept under this key, or None (also when caching is off)."""
+    if not enabled():
+        return None
+    target = _entry(folder, stem, key, suffix)
+    return target.read_bytes() if target.exists() else None
+
+
+def store(folder: str, stem: str, key: str, suffix: str, content: bytes) -> None:
+    """Keep ``content`` as ``.cache/<folder>/<stem>-<hash>.<suffix>``, replacing older entries.
 
     The hash is of ``key`` and of the environment (``environment_digest``).
     """
     if not enabled():
-        return produce()
-    target = CACHE / folder / f"{stem}-{digest([key, environment_digest()])}.{suffix}"
-    if target.exists():
-        return target.read_bytes()
-    content = produce()
+        return
+    target = _entry(folder, stem, key, suffix)
     target.parent.mkdir(parents=True, exist_ok=True)
     for stale in target.parent.glob(f"{stem}-*.{suffix}"):
         stale.unlink()
     target.write_bytes(content)
+
+
+def cached(folder: str, stem: str, key: str, suffix: str, produce: Callable[[], bytes]) -> bytes:
+    """``produce()``, through ``lookup`` and ``store``."""
+    content = lookup(folder, stem, key, suffix)
+    if content is None:
+        content = produce()
+        store(folder, stem, key, suffix, content)
     return content
 
 

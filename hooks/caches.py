@@ -20,7 +20,8 @@ that are pure functions of inputs we can name, and cost about a third of it:
 
 This hook also runs the life of every ``buildcache.memo``: it tells them
 whether the build is ``--dirty`` (``on_startup``) and saves them all when the
-build ends (``on_post_build``, or ``on_build_error``). ``MFL_CACHE=off`` turns every cache off.
+build ends (``on_post_build``, or ``on_build_error``), when it also ends the
+worker processes of ``hooks/pool.py``. ``MFL_CACHE=off`` turns every cache off.
 ``tests/test_reproducible.py`` checks that a warm build is byte-identical to
 a clean one and reuses every stored entry.
 """
@@ -30,6 +31,7 @@ from __future__ import annotations
 import shutil
 
 import buildcache
+import pool
 import pygments
 import pymdownx.highlight
 from jinja2 import Environment, FileSystemBytecodeCache
@@ -83,9 +85,11 @@ def on_env(env, config, files):
 
 def on_post_build(config):
     buildcache.save_memos()
+    pool.shutdown()
 
 
 def on_build_error(error):
     # Under `mkdocs serve` the next build must not inherit this one's memos;
     # what they hold is correct (content-keyed), so it is kept.
     buildcache.save_memos()
+    pool.shutdown()

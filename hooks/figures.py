@@ -10,38 +10,33 @@ the hook then appends a collapsed block with the script's source, so the code
 the reader sees is the code that drew the picture. A figure without alt text
 fails the build.
 
-SVGs are deterministic (fixed hash salt, no date) and cached under
-``.cache/figures`` (``hooks/buildcache.py``) by the hash of the script, of
-this hook, of the installed packages (matplotlib, numpy) and Python, and of
-the kernel the script imports.
+SVGs are deterministic (fixed hash salt, no date: ``pool.FIGURE_STYLE``) and
+cached under ``.cache/figures`` (``hooks/buildcache.py``) by the hash of the
+script, of this hook and ``hooks/pool.py``, of the installed packages
+(matplotlib, numpy) and Python, and of the kernel the script imports. The
+figures missing from the cache are drawn in worker processes
+(``hooks/pool.py``) while the pages render, and collected in ``on_env``, just
+before MkDocs copies the files into the site.
 """
 
 from __future__ import annotations
 
-import io
 import re
-import runpy
 import textwrap
+from concurrent.futures import Future
 from pathlib import Path
 
 import buildcache
+import pool
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 
-STYLE = {
-    "svg.hashsalt": "math-for-llms",
-    "svg.fonttype": "path",
-    "figure.facecolor": "white",
-    "axes.facecolor": "white",
-    "savefig.facecolor": "white",
-    "font.size": 10,
-    "axes.spines.top": False,
-    "axes.spines.right": False,
-}
 IMAGE = re.compile(
     r"^!\[(?P<alt>[^\]]*)\]\((?P<src>figures/(?P<name>[\w-]+)\.svg)\)(?P<attrs>\{[^}]*\})?\s*$",
     re.M,
 )
+SOURCES = [Path(__file__).read_bytes(), Path(pool.__file__).read_bytes()]
+_DRAWING: list[tuple[File, Path, str, Future]] = []  # figures being drawn for this build
 
 
 def figure_scripts(docs_dir: Path) -> list[Path]:
@@ -49,45 +44,35 @@ def figure_scripts(docs_dir: Path) -> list[Path]:
 
 
 def render(script: Path) -> bytes:
-    """Run ``script`` and return its figure ``fig`` as SVG bytes (uncached)."""
-    # Imported here, not at the top: a warm build takes every figure from the
-    # cache and need not pay the second that importing pyplot costs.
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    with matplotlib.rc_context(STYLE):
-        namespace = runpy.run_path(str(script), run_name="__figure__")
-        fig = namespace.get("fig")
-        if fig is None:
-            raise PluginError(
-                f"{script}: a figure script must define a matplotlib figure named `fig`"
-            )
-        buf = io.BytesIO()
-        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
-        plt.close("all")
-    return buf.getvalue()
-
-
-def cached_render(script: Path, shared: str) -> bytes:
-    """``render(script)`` through the build cache.
-
-    ``shared`` hashes what every figure depends on besides its own script:
-    this hook and the kernel (see ``on_files``); ``buildcache.cached`` adds
-    Python and the installed packages (matplotlib, numpy).
-    """
-    key = buildcache.digest([script.read_bytes(), shared])
-    return buildcache.cached("figures", script.stem, key, "svg", lambda: render(script))
+    """Run ``script`` here and return its figure ``fig`` as SVG bytes (uncached)."""
+    return pool.render_figure(str(script))
 
 
 def on_files(files: Files, config) -> Files:
     docs_dir = Path(config["docs_dir"])
-    shared = buildcache.digest([Path(__file__).read_bytes(), buildcache.kernel_digest()])
+    shared = buildcache.digest([*SOURCES, buildcache.kernel_digest()])
+    _DRAWING.clear()
     for script in figure_scripts(docs_dir):
         uri = script.relative_to(docs_dir).with_suffix(".svg").as_posix()
-        files.append(File.generated(config, uri, content=cached_render(script, shared)))
+        key = buildcache.digest([script.read_bytes(), shared])
+        svg = buildcache.lookup("figures", script.stem, key, "svg")
+        file = File.generated(config, uri, content=svg or b"")
+        if svg is None:
+            _DRAWING.append((file, script, key, pool.submit(pool.render_figure, str(script))))
+        files.append(file)
     return files
+
+
+def on_env(env, config, files):
+    for file, script, key, drawing in _DRAWING:
+        try:
+            svg = drawing.result()
+        except Exception as exc:
+            raise PluginError(f"{script}: the figure script failed: {exc!r}") from exc
+        buildcache.store("figures", script.stem, key, "svg", svg)
+        file.content_bytes = svg
+    _DRAWING.clear()
+    return env
 
 
 def on_page_markdown(markdown: str, page, config, files) -> str:

@@ -44,9 +44,12 @@ import json
 import logging
 import re
 import shutil
+import tempfile
+from concurrent.futures import Future
 from pathlib import Path
 
 import buildcache
+import pool
 import soupsieve
 import tinycss2
 from bs4 import BeautifulSoup
@@ -226,6 +229,9 @@ DYNAMIC = re.compile(
 # (palette, scroll state, js/no-js).
 RUNTIME = re.compile(r"\[data-md-[\w-]+(?:[~|^$*]?=[^\]]*)?\]|\.(?:no-)?js(?![\w-])")
 CLASS = re.compile(r"\.(-?[_a-zA-Z][\w-]*)")
+ATTRIBUTE = re.compile(r"\[[^\]]*\]")
+ATTRIBUTE_NAME = re.compile(r"\[\s*([\w-]+)")
+TAG_NAME = re.compile(r"[a-zA-Z][\w-]*")
 VAR_USE = re.compile(r"var\(\s*(--[\w-]+)")
 
 
@@ -245,7 +251,11 @@ class _Matcher:
     def __init__(self, page_html: str) -> None:
         self.soup = BeautifulSoup(page_html, "html.parser")
         self.by_class: dict[str, list] = {}
-        for el in self.soup.find_all(class_=True):
+        self.by_tag: dict[str, list] = {}
+        self.attributes: set[str] = set()
+        for el in self.soup.find_all(True):
+            self.by_tag.setdefault(el.name, []).append(el)
+            self.attributes.update(el.attrs)
             for c in el.get("class", []):
                 self.by_class.setdefault(c, []).append(el)
         self.cache: dict[str, bool] = {}
@@ -261,21 +271,28 @@ class _Matcher:
             return True
         static = re.sub(r"([>+~]\s*)$", r"\1*", static.strip()) or "*"
         required = re.sub(r":[\w-]+\((?:[^()]|\([^()]*\))*\)", "", static)  # not :not(.x) etc.
-        classes = CLASS.findall(required)
-        if any(c not in self.by_class for c in classes):
+        if any(a.lower() not in self.attributes for a in ATTRIBUTE_NAME.findall(required)):
+            return False
+        plain = ATTRIBUTE.sub("", required)  # an attribute's value may hold a dot
+        if any(c not in self.by_class for c in CLASS.findall(plain)):
             return False
         try:
             compiled = soupsieve.compile(static)
         except Exception:  # a selector soupsieve does not know: keep the rule
             return True
         # Try only the elements that carry the rarest class of the last compound
-        # (the subject); a full-tree search is slow on a notebook page.
-        last = re.split(r"[\s>+~]+", required)[-1]
-        subject = [] if re.search(r"[\[\]]", required) else CLASS.findall(last)
+        # (the subject), or else its tag name; a full-tree search is slow on a
+        # notebook page (15,000 elements).
+        last = re.split(r"[\s>+~]+", plain)[-1]
+        subject = CLASS.findall(last)
+        tag = TAG_NAME.match(last)
         if subject:
-            rarest = min(subject, key=lambda c: len(self.by_class[c]))
-            return any(compiled.match(el) for el in self.by_class[rarest])
-        return compiled.select_one(self.soup) is not None
+            candidates = self.by_class[min(subject, key=lambda c: len(self.by_class[c]))]
+        elif tag and "|" not in last:  # not a namespaced ns|tag
+            candidates = self.by_tag.get(tag[0].lower(), [])
+        else:
+            return compiled.select_one(self.soup) is not None
+        return any(compiled.match(el) for el in candidates)
 
 
 def _prune_rules(rules, matcher: _Matcher) -> list:
@@ -373,8 +390,9 @@ def prune_css(css: str, page_html: str, matcher: _Matcher | None = None) -> str:
     scroll attributes, ...) set aside so that a rule for a later state stays.
     ``@media``/``@supports`` blocks are pruned inside; other at-rules stay.
     Then a custom property declaration stays only if a kept rule reads it,
-    directly or through another property. A selector the matcher cannot parse
-    keeps its rule.
+    directly or through another property. A selector that needs a class or an
+    attribute the page does not have is dropped; one the matcher cannot parse
+    otherwise keeps its rule.
     """
     matcher = matcher or _Matcher(page_html)
     rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
@@ -435,8 +453,9 @@ def on_config(config):
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None or not plugin.config["cache"]:
         return config
-    if not buildcache.enabled():  # a clean build: execute afresh
-        plugin.config["cache"] = False
+    if not buildcache.enabled():  # a clean build: execute afresh, keep nothing
+        _CLEAN_CACHE.append(tempfile.mkdtemp(prefix="mfl-jupyter-"))
+        plugin.config["cache_dir"] = _CLEAN_CACHE[-1]
         return config
     base = buildcache.CACHE / "mkdocs-jupyter"
     current = base / buildcache.digest(
@@ -448,6 +467,69 @@ def on_config(config):
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     plugin.config["cache_dir"] = str(current)
     return config
+
+
+# Executing a notebook starts a Jupyter kernel and runs every cell: seconds of
+# a cold build that no page waits on until the notebook's own page. So
+# ``on_files`` starts each notebook missing from mkdocs-jupyter's cache in a
+# worker process (``hooks/pool.py``), and ``on_pre_page`` stores the result
+# where the plugin's render then finds it. The worker calls what the plugin's
+# render calls (``nb2html``, with the options it passes, and its table of
+# contents), and the entry is written under the plugin's own cache key, so the
+# page is the same either way (``tests/test_reproducible.py``).
+NB2HTML_OPTIONS = (
+    "kernel_name",
+    "theme",
+    "allow_errors",
+    "show_input",
+    "no_input",
+    "no_prompt",
+    "remove_tag_config",
+    "highlight_extra_classes",
+    "include_requirejs",
+    "custom_mathjax_url",
+)
+_EXECUTING: dict[str, tuple[Path, Future]] = {}  # src_uri -> (cache entry, worker's result)
+_CLEAN_CACHE: list[str] = []  # the temporary cache folders of clean builds
+
+
+def on_files(files, config):
+    _EXECUTING.clear()
+    plugin = config.plugins.get("mkdocs-jupyter")
+    if plugin is None or not plugin.config["cache"] or plugin.config["execute_ignore"]:
+        return files
+    from mkdocs_jupyter.plugin import _compute_cache_key, _get_cache_path
+
+    options = {name: plugin.config[name] for name in NB2HTML_OPTIONS}
+    options["execute"] = plugin.config["execute"]
+    for file in files.documentation_pages():
+        if not plugin.should_include(file):
+            continue
+        key = _compute_cache_key(file.abs_src_path, plugin.config, options["execute"])
+        entry = _get_cache_path(plugin.config["cache_dir"], key)
+        if not entry.exists():
+            job = pool.submit(
+                pool.notebook_html, file.abs_src_path, options, plugin.config["toc_depth"]
+            )
+            _EXECUTING[file.src_uri] = (entry, job)
+    return files
+
+
+def on_pre_page(page, config, files):
+    entry, job = _EXECUTING.pop(page.file.src_uri, (None, None))
+    if job is not None:
+        try:
+            result = job.result()
+        except Exception as exc:
+            raise PluginError(f"{page.file.src_uri}: executing the notebook failed: {exc}") from exc
+        entry.parent.mkdir(parents=True, exist_ok=True)
+        entry.write_text(json.dumps(result), encoding="utf-8")
+    return page
+
+
+def on_post_build(config):
+    while _CLEAN_CACHE:
+        shutil.rmtree(_CLEAN_CACHE.pop(), ignore_errors=True)
 
 
 def is_notebook(page) -> bool:

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 from sybil import Document
+from sybil.example import SybilFailure
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
 PAGES = sorted(p for p in DOCS.rglob("*.md"))
@@ -113,6 +114,24 @@ def test_floats_compare_to_the_written_precision(want, got, ok):
 
     checker = CONFTEST.WrittenPrecisionChecker()
     assert checker.check_output(want, got, CONFTEST.NUMBER | doctest.ELLIPSIS) is ok
+
+
+def test_a_doctest_block_is_one_test_that_reports_each_wrong_prompt(tmp_path):
+    page = tmp_path / "page.md"
+    page.write_text(
+        "# A page\n\n```pycon\n>>> x = 2\n>>> x + 1\n4\n>>> x * 10\n2\n```\n\n"
+        "```python\nassert x == 2  # the namespace carries on down the page\n```\n",
+        encoding="utf-8",
+    )
+    examples = list(CONFTEST.make_sybil().parse(page))
+    assert len(examples) == 2  # one block of three prompts, one script
+    with pytest.raises(SybilFailure) as failure:
+        examples[0].evaluate()
+    report = str(failure.value)
+    # both wrong prompts are reported, each with its page line; the right one is not
+    assert f"{page}, line 5:" in report and f"{page}, line 7:" in report
+    assert "line 4:" not in report and "Got:\n    3" in report and "Got:\n    20" in report
+    examples[1].evaluate()
 
 
 # A code block on a page shows 80 characters before it scrolls (desktop

@@ -60,6 +60,41 @@ def test_prune_css_keeps_rules_it_cannot_judge():
     assert ".jp-Cell:unknown-pseudo(1)" in out
 
 
+def test_prune_css_matches_by_tag_and_attribute_like_a_full_search():
+    page = (
+        '<html><body><div class="jupyter-wrapper"><table><tr><td>1</td></tr></table>'
+        '<a href="x.pdf" title="a b">pdf</a><p><small>s</small></p></div></body></html>'
+    )
+    css = """
+    .jupyter-wrapper table td { padding: 0 }
+    .jupyter-wrapper *+table { margin: 0 }
+    .jupyter-wrapper dl dt { font-weight: bold }
+    .jupyter-wrapper p small { color: red }
+    .jupyter-wrapper a[href$=".pdf"] { color: blue }
+    a[title="a b"] { color: green }
+    .jupyter-wrapper [data-jp-theme-scrollbars=true] ::-webkit-scrollbar-track:horizontal { x: 1 }
+    .jupyter-wrapper select { border: 0 }
+    :root { color: black }
+    """
+    out = nbhook.prune_css(css, page)
+    kept = [
+        ".jupyter-wrapper table td",
+        ".jupyter-wrapper p small",
+        '[href$=".pdf"]',
+        '"a b"',
+        ":root",
+    ]
+    assert all(k in out for k in kept), out
+    # *+table needs a sibling before the table; the page has none
+    for gone in ("*+table", "dl dt", "data-jp-theme-scrollbars", "select"):
+        assert gone not in out, gone
+    # the same verdicts as soupsieve's search of the whole page
+    matcher = nbhook._Matcher(page)
+    for selector in (".jupyter-wrapper p small", ".jupyter-wrapper *+table", "td", "dt"):
+        full = nbhook.soupsieve.select_one(selector, matcher.soup) is not None
+        assert matcher.matches(selector) is full, selector
+
+
 def test_math_in_markdown_cells_gets_arithmatex_markup_and_code_is_left_alone():
     html = (
         '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">'

@@ -43,10 +43,11 @@ def float_array(
     when ``neg_inf`` is true (a masked logit or score).
     """
     arr = _asarray(x, name, func)
-    if arr.dtype == object or not (np.issubdtype(arr.dtype, np.number) or arr.dtype == np.bool_):
-        raise TypeError(f"{func}: {name} must be numeric; got dtype {arr.dtype}")
-    if np.issubdtype(arr.dtype, np.complexfloating):
+    kind = arr.dtype.kind  # b bool, i/u integer, f float, c complex; the rest is not numeric
+    if kind == "c":
         raise TypeError(f"{func}: {name} must be real; got dtype {arr.dtype}")
+    if kind not in "biuf":
+        raise TypeError(f"{func}: {name} must be numeric; got dtype {arr.dtype}")
     if arr.ndim < min_ndim:
         raise ValueError(
             f"{func}: {name} must have at least {min_ndim} dimension(s); got shape {arr.shape}"
@@ -60,6 +61,8 @@ def float_array(
 
 def finite(arr: np.ndarray, name: str, func: str, *, neg_inf: bool = False) -> None:
     """Raise ``ValueError`` if ``arr`` holds NaN or infinity (``-inf`` allowed if ``neg_inf``)."""
+    if np.isfinite(arr).all():  # the common case, in one pass
+        return
     ok = np.isfinite(arr)
     if neg_inf:
         ok |= np.isneginf(arr)

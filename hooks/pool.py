@@ -1,0 +1,94 @@
+"""Worker processes for the slow parts of a cold build: figures and notebooks.
+
+A build renders its pages one after another in one process. Drawing the
+figures (``hooks/figures.py``, about ten seconds of matplotlib) and executing
+the theory notebooks (``hooks/notebook.py``, a Jupyter kernel each) depend on
+no page, so the hooks hand them to a pool of worker processes as soon as they
+know what is missing from the build cache, and collect the results where they
+are first needed. A warm build finds everything cached and starts no worker.
+
+The workers are spawned, not forked (``mkdocs serve`` runs threads, and a
+fork copies their locks), so what they run must be importable by name: the
+functions below, with this folder put on the worker's ``sys.path`` by
+``site.addsitedir``. An error in a worker is raised again in the build where
+its result is collected. ``shutdown`` ends the pool at the end of a build
+(``hooks/caches.py``).
+"""
+
+from __future__ import annotations
+
+import io
+import multiprocessing
+import os
+import runpy
+import site
+from concurrent.futures import Future, ProcessPoolExecutor
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+_EXECUTOR: ProcessPoolExecutor | None = None
+
+# matplotlib settings for every figure: deterministic SVG (fixed hash salt,
+# text as paths) on a white background.
+FIGURE_STYLE = {
+    "svg.hashsalt": "math-for-llms",
+    "svg.fonttype": "path",
+    "figure.facecolor": "white",
+    "axes.facecolor": "white",
+    "savefig.facecolor": "white",
+    "font.size": 10,
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+}
+
+
+def submit(fn, *args: Any) -> Future:
+    """Run ``fn(*args)`` in a worker process; the pool starts on first use."""
+    global _EXECUTOR
+    if _EXECUTOR is None:
+        _EXECUTOR = ProcessPoolExecutor(
+            max_workers=os.cpu_count() or 1,
+            mp_context=multiprocessing.get_context("spawn"),
+            initializer=site.addsitedir,
+            initargs=(str(HERE),),
+        )
+    return _EXECUTOR.submit(fn, *args)
+
+
+def shutdown() -> None:
+    """End the pool, cancelling work nobody collected (a failed build)."""
+    global _EXECUTOR
+    if _EXECUTOR is not None:
+        _EXECUTOR.shutdown(wait=True, cancel_futures=True)
+        _EXECUTOR = None
+
+
+def render_figure(script: str) -> bytes:
+    """Run a figure script and return its matplotlib figure ``fig`` as SVG bytes."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    with matplotlib.rc_context(FIGURE_STYLE):
+        namespace = runpy.run_path(script, run_name="__figure__")
+        fig = namespace.get("fig")
+        if fig is None:
+            raise ValueError(
+                f"{script}: a figure script must define a matplotlib figure named `fig`"
+            )
+        buf = io.BytesIO()
+        fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
+        plt.close("all")
+    return buf.getvalue()
+
+
+def notebook_html(path: str, options: dict[str, Any], toc_depth: int) -> dict[str, Any]:
+    """What mkdocs-jupyter's page render stores in its cache for the notebook at ``path``."""
+    from mkdocs_jupyter import convert
+    from mkdocs_jupyter.plugin import _get_nb_toc_tokens
+
+    content = convert.nb2html(path, **options)
+    toc_tokens, title = _get_nb_toc_tokens(path, toc_depth)
+    return {"content": content, "toc_tokens": toc_tokens, "title": title}
