@@ -153,6 +153,11 @@ class Memo:
             self.used[key] = self.stored[key] if key in self.stored else produce()
         return self.used[key]
 
+    def forget(self, key: str) -> None:
+        """Keep nothing for ``key``: this build's result is not to be reused."""
+        self.used.pop(key, None)
+        self.stored.pop(key, None)
+
     def save(self) -> None:
         entries = {**self.stored, **self.used} if DIRTY else self.used
         if not self.active or entries == self.stored:

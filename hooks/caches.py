@@ -1,6 +1,6 @@
 """Work that MkDocs and its plugins redo on every build, kept between builds.
 
-A warm build re-renders every page (MkDocs has no page cache). Two parts of
+A warm build re-renders every page (MkDocs has no page cache). Three parts of
 that are pure functions of inputs we can name, and cost about a third of it:
 
 - **Pygments.** Every fenced block, inline ``#!py`` snippet and API signature
@@ -11,6 +11,10 @@ that are pure functions of inputs we can name, and cost about a third of it:
   a version of that call that looks the result up by a hash of exactly those
   (``buildcache.memo("highlight")``) and highlights only on a miss. Anything it cannot key
   safely (a lexer with filters, output to a file) goes straight to Pygments.
+- **Signatures.** mkdocstrings lays out each API signature with ``ruff
+  format``, a subprocess a signature (about 40, a third of a second). The
+  result depends on the code, the line length, ruff's version and the
+  project's ruff settings, and is kept in ``buildcache.memo("signatures")``.
 - **Jinja templates.** The theme's and mkdocstrings' templates (about 70)
   were compiled afresh each build, over a second. Jinja's own
   ``FileSystemBytecodeCache`` keeps the compiled code and checks it against
@@ -28,7 +32,12 @@ a clean one and reuses every stored entry.
 
 from __future__ import annotations
 
+import functools
+import json
+import logging
+import re
 import shutil
+from pathlib import Path
 
 import buildcache
 import pool
@@ -36,6 +45,9 @@ import pygments
 import pymdownx.highlight
 from jinja2 import Environment, FileSystemBytecodeCache
 from mkdocs.plugins import event_priority
+from mkdocs.structure.toc import get_toc
+
+ROOT = Path(__file__).resolve().parent.parent
 
 
 def _describe(obj) -> str:
@@ -52,6 +64,32 @@ def cached_highlight(code, lexer, formatter, outfile=None):
     return buildcache.memo("highlight").get(key, lambda: pygments.highlight(code, lexer, formatter))
 
 
+def _cache_signature_formatting() -> None:
+    """mkdocstrings formats each API signature by running ``ruff format`` in a subprocess."""
+    try:
+        from mkdocstrings_handlers.python._internal import rendering
+    except ImportError:  # a private module: if it moves, signatures are formatted as before
+        return
+    original = getattr(rendering, "_get_formatter", None)
+    if original is None or getattr(original, "memoised", False):
+        return
+    # ruff also reads the project's own configuration (stdin-filename file.py, here).
+    config = [p.read_bytes() for p in (ROOT / "pyproject.toml", ROOT / "ruff.toml") if p.exists()]
+
+    @functools.cache
+    def get_formatter():
+        format_code = original()
+
+        def formatter(code: str, line_length: int) -> str:
+            key = buildcache.digest([*config, str(line_length), code])
+            return buildcache.memo("signatures").get(key, lambda: format_code(code, line_length))
+
+        return formatter
+
+    get_formatter.memoised = True
+    rendering._get_formatter = get_formatter
+
+
 def _cache_templates(env: Environment, name: str) -> None:
     folder = buildcache.CACHE / "jinja" / f"{name}-{buildcache.environment_digest()}"
     for stale in folder.parent.glob(f"{name}-*"):
@@ -59,6 +97,120 @@ def _cache_templates(env: Environment, name: str) -> None:
             shutil.rmtree(stale)
     folder.mkdir(parents=True, exist_ok=True)
     env.bytecode_cache = FileSystemBytecodeCache(str(folder))
+
+
+# ---------------------------------------------------------------------------
+# Rendered pages
+
+# A page whose Markdown holds a mkdocstrings block (``::: llmmath.x``) renders
+# from the kernel's source, which its Markdown does not show: always rendered.
+API_BLOCK = re.compile(r"^:::", re.M)
+_PAGE_INPUTS: list[str] = []  # this build's digest of what every page's HTML depends on
+
+
+class _Warnings(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1
+
+
+def _toc_tokens(items) -> list[dict]:
+    return [
+        {"level": i.level, "id": i.id, "name": i.title, "children": _toc_tokens(i.children)}
+        for i in items
+    ]
+
+
+def _render_cached(page, render, config, files) -> None:
+    """``page.render(config, files)``, or its stored result for the same inputs."""
+    if API_BLOCK.search(page.markdown):
+        return render(config, files)
+    pages = buildcache.memo("pages")
+    key = buildcache.digest([_PAGE_INPUTS[0], page.file.src_uri, page.url, page.markdown])
+    autorefs = config.plugins.get("autorefs")
+    stored = pages.stored.get(key) if pages.active else None
+    if stored is None:
+        anchors: list[list] = []  # what autorefs' scanners register while the page renders
+        register = autorefs.register_anchor if autorefs else None
+
+        def recording(page_, identifier, anchor=None, *, title=None, primary=True):
+            anchors.append([identifier, anchor, title, primary])
+            return register(page_, identifier, anchor, title=title, primary=primary)
+
+        warned = _Warnings()
+        logging.getLogger("mkdocs").addHandler(warned)
+        if autorefs:
+            autorefs.register_anchor = recording
+        try:
+            render(config, files)
+        finally:
+            logging.getLogger("mkdocs").removeHandler(warned)
+            if autorefs:
+                del autorefs.register_anchor  # the class's method again
+        if warned.count:  # a page that warns is rendered (and warns) every build
+            return None
+        links = getattr(page, "links_to_anchors", None)
+        result = {
+            "content": page.content,
+            "toc": _toc_tokens(page.toc.items),
+            "title": page._title_from_render,
+            "present_anchor_ids": sorted(page.present_anchor_ids or ()),
+            "links_to_anchors": None
+            if links is None
+            else {f.src_uri: anchors_ for f, anchors_ in links.items()},
+            "autorefs": anchors,
+        }
+        pages.get(key, lambda: json.dumps(result, sort_keys=True))
+        return None
+    result = json.loads(pages.get(key, lambda: stored))
+    page.content = result["content"]
+    page.toc = get_toc(result["toc"])
+    page._title_from_render = result["title"]
+    page.present_anchor_ids = set(result["present_anchor_ids"])
+    if result["links_to_anchors"] is not None:
+        page.links_to_anchors = {
+            files.get_file_from_path(uri): anchors_
+            for uri, anchors_ in result["links_to_anchors"].items()
+        }
+    for identifier, anchor, title, primary in result["autorefs"]:
+        autorefs.register_anchor(page, identifier, anchor, title=title, primary=primary)
+    return None
+
+
+def on_files(files, config):
+    # What any page's HTML depends on besides its own Markdown, address and the
+    # installed packages (the memo's own key): mkdocs.yml (the Markdown
+    # extensions, their options, link validation), the extensions that plugins
+    # add (by class: their code is an installed package), every file's address
+    # (relative links are checked and rewritten against them), and the snippets
+    # appended to every page.
+    extensions = [
+        e if isinstance(e, str) else f"{type(e).__module__}.{type(e).__qualname__}"
+        for e in config["markdown_extensions"]
+    ]
+    snippets = config["mdx_configs"].get("pymdownx.snippets", {}).get("auto_append", [])
+    _PAGE_INPUTS[:] = [
+        buildcache.digest(
+            [
+                Path(__file__).read_bytes(),
+                Path(config.config_file_path).read_bytes(),
+                json.dumps(extensions),
+                json.dumps(sorted((f.src_uri, f.url, f.inclusion.name) for f in files)),
+                *((ROOT / name).read_bytes() for name in snippets),
+            ]
+        )
+    ]
+    return files
+
+
+def on_pre_page(page, config, files):
+    if buildcache.enabled() and page.file.src_uri.endswith(".md"):
+        render = page.render
+        page.render = lambda config, files: _render_cached(page, render, config, files)
+    return page
 
 
 def on_startup(command, dirty):
@@ -74,6 +226,7 @@ def on_config(config):
         # Pages (and so the API reference) render before on_env.
         handler = config.plugins["mkdocstrings"].get_handler("python")
         _cache_templates(handler.env, "mkdocstrings")
+        _cache_signature_formatting()
     return config
 
 

@@ -38,19 +38,25 @@ def on_files(files: Files, config) -> Files:
 
 
 # Inline math as arithmatex leaves it (plain TeX inside; KaTeX runs in the
-# browser), with a touching opening bracket before or punctuation after.
-STICKY_MATH = re.compile(
-    r'(?P<before>[(\[]?)(?P<math><span class="arithmatex">[^<]*</span>)(?P<after>[,.;:!?)\]]*)'
-)
+# browser), with the punctuation that touches it after.
+MATH = re.compile(r'<span class="arithmatex">[^<]*</span>(?P<after>[,.;:!?)\]]*)')
 
 
 def keep_punctuation_with_math(html: str) -> str:
-    def wrap(m: re.Match) -> str:
-        if not (m["before"] or m["after"]):
-            return m[0]
-        return f'<span class="mfl-nobr">{m[0]}</span>'
-
-    return STICKY_MATH.sub(wrap, html)
+    """Wrap inline math with a touching opening bracket before or punctuation after."""
+    # The regex starts at the literal tag, so the scan is fast; an optional
+    # bracket in front of it would make it try every position (ten times slower).
+    out, last = [], 0
+    for m in MATH.finditer(html):
+        start = m.start()
+        before = start > last and html[start - 1] in "(["
+        if not (before or m["after"]):
+            continue
+        start -= before
+        out += (html[last:start], '<span class="mfl-nobr">', html[start : m.end()], "</span>")
+        last = m.end()
+    out.append(html[last:])
+    return "".join(out)
 
 
 @event_priority(-50)  # after hooks/notebook.py has marked up the notebook's math

@@ -39,8 +39,10 @@ The notebook is the page, top to bottom:
   examples after it need it).
 
 The citation labels (author and year from ``references.bib``; pybtex takes a
-tenth of a second) are kept between builds in ``buildcache.memo("page-notebooks")``,
-keyed by the file and this hook; the rest takes about 0.1 s a build.
+tenth of a second) and the notebooks (a third of a second) are kept between
+builds in ``buildcache.memo("page-notebooks")``, keyed by all they depend on
+(``on_files``). A notebook whose making logged a warning is not kept, so that
+the next build warns again (``--strict`` fails on it).
 
 ``tests/test_page_notebooks.py`` parses every page with ``page_items`` below
 (the build's own code path), checks that each example sybil collects is a
@@ -105,6 +107,11 @@ AUTOREF = re.compile(r"\[(?P<text>[^\]\n]+)\]\[(?P<ident>llmmath(?:\.\w+)*)\]")
 CITATION = re.compile(r"\[(?P<keys>@[\w:.-]+(?:\s*;\s*@[\w:.-]+)*)\]")
 ATTRS = re.compile(r"(?<=\))\{[^}\n]*\}")  # attr_list after an image or link
 HOOK_SOURCE = Path(__file__).read_bytes()
+# The hook and the hooks it imports: a notebook's cache key (``on_files``).
+SOURCES = [
+    HOOK_SOURCE,
+    *(Path(__file__).with_name(n).read_bytes() for n in ("quiz.py", "reader.py")),
+]
 
 
 @dataclass
@@ -572,21 +579,61 @@ def on_files(files: Files, config) -> Files:
     )
     site = Site(site_url.rstrip("/") + "/", files, labels)
     name, version = distribution()
+    site_name = config.get("site_name") or "Math for LLMs"
+    licence = config.get("copyright") or ""
+    # A notebook depends on its page, the hooks that parse it, where every
+    # file is served (links), the citation labels and the kernel's version.
+    notebooks = buildcache.memo("page-notebooks")
+    shared = buildcache.digest(
+        [
+            *SOURCES,
+            site.url,
+            json.dumps(sorted((f.src_uri, f.url) for f in files)),
+            json.dumps(labels, sort_keys=True),
+            name,
+            version,
+            site_name,
+            licence,
+        ]
+    )
     for file in list(files.documentation_pages()):
         if not is_lesson_page(file.src_uri):
             continue
         uri = notebook_uri(file.src_uri)
         if files.get_file_from_path(uri) is not None:
             raise PluginError(f"{uri}: a file of that name would hide {file.src_uri}'s notebook")
-        content = build_notebook(
-            file.content_string,
-            file.src_uri,
-            site,
-            distribution=name,
-            version=version,
-            site_name=config.get("site_name") or "Math for LLMs",
-            licence=config.get("copyright") or "",
-        )
-        if content is not None:
+        key = buildcache.digest([shared, file.src_uri, file.content_bytes])
+        warned = _WarningCount()
+        log.addHandler(warned)
+        try:
+            content = notebooks.get(
+                key,
+                lambda file=file: (
+                    build_notebook(
+                        file.content_string,
+                        file.src_uri,
+                        site,
+                        distribution=name,
+                        version=version,
+                        site_name=site_name,
+                        licence=licence,
+                    )
+                    or ""
+                ),
+            )
+        finally:
+            log.removeHandler(warned)
+        if warned.count:  # the next build must warn again
+            notebooks.forget(key)
+        if content:
             files.append(File.generated(config, uri, content=content))
     return files
+
+
+class _WarningCount(logging.Handler):
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1

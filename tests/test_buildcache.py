@@ -14,6 +14,7 @@ import pygments
 import pymdownx.highlight
 import pytest
 from jinja2 import Environment
+from mkdocstrings_handlers.python._internal import rendering
 from pygments.formatters import HtmlFormatter
 from pygments.lexers import PythonLexer
 
@@ -163,6 +164,7 @@ def caches(cache_dir, load, monkeypatch):
 
     monkeypatch.setattr(pygments, "highlight", counted)
     monkeypatch.setattr(pymdownx.highlight, "highlight", pymdownx.highlight.highlight)
+    monkeypatch.setattr(rendering, "_get_formatter", rendering._get_formatter)
     module.calls = calls
     return module
 
@@ -210,3 +212,98 @@ def test_highlighting_goes_straight_to_pygments_under_mfl_cache_off(caches, monk
     monkeypatch.setenv("MFL_CACHE", "off")
     _build(caches)
     assert pymdownx.highlight.highlight is pygments.highlight
+
+
+def test_signatures_are_formatted_once_then_answered_from_the_memo(caches, monkeypatch):
+    formatted = []
+
+    def fake_ruff():
+        def formatter(code, line_length):
+            formatted.append(code)
+            return code.upper()
+
+        return formatter
+
+    monkeypatch.setattr(rendering, "_get_formatter", fake_ruff)
+    _build(caches)
+    assert rendering._get_formatter()("def f(x): ...", 60) == "DEF F(X): ..."
+    caches.on_post_build(None)
+    _build(caches)  # the next build: the memo answers
+    assert rendering._get_formatter()("def f(x): ...", 60) == "DEF F(X): ..."
+    assert rendering._get_formatter()("def f(x): ...", 80) == "DEF F(X): ..."  # another width
+    assert formatted == ["def f(x): ...", "def f(x): ..."]
+
+
+class _Autorefs:
+    def __init__(self):
+        self.registered = []
+
+    def register_anchor(self, page, identifier, anchor=None, *, title=None, primary=True):
+        self.registered.append((page.url, identifier, anchor, title, primary))
+
+
+class _Page:
+    """A Markdown page whose render is counted (and can log a warning, as a broken link does)."""
+
+    def __init__(self, markdown, autorefs, warn=False):
+        self.markdown, self.url, self.renders = markdown, "a/", 0
+        self.file = SimpleNamespace(src_uri="a.md")
+        self._autorefs, self._warn = autorefs, warn
+
+    def render(self, config, files):
+        import logging
+
+        from mkdocs.structure.toc import get_toc
+
+        self.renders += 1
+        if self._warn:
+            logging.getLogger("mkdocs.structure.pages").warning("a.md: link to missing.md")
+        self._autorefs.register_anchor(self, "x", "x", title="X", primary=True)
+        self.content = f"<h2 id='x'>{self.markdown}</h2>"
+        self.toc = get_toc([{"level": 2, "id": "x", "name": "X", "children": []}])
+        self._title_from_render = None
+        self.present_anchor_ids = {"x"}
+        self.links_to_anchors = {}
+
+
+def _render_page(caches, page, autorefs):
+    config = SimpleNamespace(plugins={"autorefs": autorefs})
+    caches._PAGE_INPUTS[:] = ["site"]
+    caches.on_pre_page(page, config, None)
+    page.render(config, None)
+    caches.on_post_build(None)
+
+
+def test_a_page_is_rendered_once_then_restored_whole_with_its_anchors(caches):
+    autorefs = _Autorefs()
+    first = _Page("Title", autorefs)
+    _render_page(caches, first, autorefs)
+    buildcache._OPEN.clear()  # the next build
+    second = _Page("Title", autorefs)
+    _render_page(caches, second, autorefs)
+    assert (first.renders, second.renders) == (1, 0)
+    assert second.content == first.content and second.present_anchor_ids == {"x"}
+    assert [(a.id, a.title, a.level) for a in second.toc.items] == [("x", "X", 2)]
+    assert autorefs.registered == [("a/", "x", "x", "X", True)] * 2  # replayed on the hit
+    buildcache._OPEN.clear()
+    edited = _Page("Title, edited", autorefs)
+    _render_page(caches, edited, autorefs)
+    assert edited.renders == 1
+
+
+def test_a_page_that_warns_is_rendered_every_build(caches):
+    autorefs = _Autorefs()
+    for _ in range(2):
+        buildcache._OPEN.clear()
+        page = _Page("Title", autorefs, warn=True)
+        _render_page(caches, page, autorefs)
+        assert page.renders == 1
+
+
+def test_an_api_page_is_always_rendered(caches):
+    autorefs = _Autorefs()
+    for _ in range(2):
+        buildcache._OPEN.clear()
+        page = _Page("::: llmmath.rope", autorefs)
+        _render_page(caches, page, autorefs)
+        assert page.renders == 1

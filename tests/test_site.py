@@ -218,6 +218,9 @@ def test_inline_math_keeps_touching_punctuation(load):
     assert keep(f"a {m}, b") == f'a <span class="mfl-nobr">{m},</span> b'
     assert keep(f"({m})") == f'<span class="mfl-nobr">({m})</span>'
     assert keep(f"a {m} b") == f"a {m} b"  # nothing touches it: left alone
+    nobr = '<span class="mfl-nobr">'
+    assert keep(f"{m})({m}") == f"{nobr}{m})</span>{nobr}({m}</span>"
+    assert keep(f"[{m}][{m}]") == f"{nobr}[{m}]</span>{nobr}[{m}]</span>"
 
 
 def test_no_built_page_leaves_punctuation_loose_after_math(site_dir):

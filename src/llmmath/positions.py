@@ -75,10 +75,11 @@ def sinusoidal(n_positions: int, d_model: int, base: float = 10000.0) -> np.ndar
     n = positive_int(n_positions, "n_positions", "sinusoidal")
     d = even_int(d_model, "d_model", "sinusoidal")
     base = positive_float(base, "base", "sinusoidal")
-    angles = np.arange(n)[:, None] / base ** (np.arange(0, d, 2) / d)
-    pe = np.empty((n, d))
-    pe[:, 0::2], pe[:, 1::2] = np.sin(angles), np.cos(angles)
-    return pe
+    angles = np.arange(n)[:, None] / base ** (np.arange(0, d, 2) / d)  # (n, d/2)
+    pairs = np.empty((n, d // 2, 2))  # (sin, cos) of each pair, written in place
+    np.sin(angles, out=pairs[..., 0])
+    np.cos(angles, out=pairs[..., 1])
+    return pairs.reshape(n, d)
 
 
 def sinusoidal_shift(delta: float, d_model: int, base: float = 10000.0) -> np.ndarray:
