@@ -30,7 +30,9 @@ notebooks are measured alike:
   figures are);
 * a display formula at 15 seconds, a figure at 10 seconds;
 * text inside a collapsed ``<details>`` (figure source, optional asides) is
-  not counted, since the reader need not open it.
+  not counted, since the reader need not open it; an exercise's worked
+  solution (``??? success "Solution"``, class ``success``) is, since working
+  through it is the point of the exercises page.
 
 The result is rounded up to whole minutes (at least 1). Headings are the
 ``<h1>``–``<h6>`` elements of the page content, the title included.
@@ -76,6 +78,9 @@ def is_lesson(page) -> bool:
     return len(parts) > 1 and parts[0] not in NOT_LESSONS
 
 
+SOLUTION = "success"  # the admonition type of a worked solution
+
+
 class _Measure(HTMLParser):
     """Counts prose words, code lines, formulas, figures and headings in HTML."""
 
@@ -106,7 +111,7 @@ class _Measure(HTMLParser):
         role = ""
         if tag in ("script", "style", "svg", "button", "textarea", "noscript"):
             role = "skip"
-        elif tag == "details" and "open" not in a:
+        elif tag == "details" and "open" not in a and SOLUTION not in classes:
             role = "closed"
         elif "jp-OutputArea" in classes:  # a notebook's outputs: glanced at, not read
             role = "output"
@@ -267,8 +272,8 @@ def reader_block(
             + f" (.ipynb, {kb} KB, for Jupyter or Colab; its first cell installs the kernel)</p>"
         )
     detail = (
-        f"{stats['words']} words of prose, {stats['code_lines']} lines of code, "
-        f"{stats['display_formulas']} display formulas, {stats['figures']} figures"
+        f"{_plural(stats['words'], 'word')} of prose, {_plural(stats['code_lines'], 'line')} of code, "
+        f"{_plural(stats['display_formulas'], 'display formula')}, {_plural(stats['figures'], 'figure')}"
     )
     return (
         f'<div class="mfl-reader" data-page="{url}" data-title="{title}" data-search-exclude>'

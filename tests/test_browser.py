@@ -928,3 +928,26 @@ def test_wide_formulas_and_code_show_that_they_scroll_on_a_phone(browser, base_u
         assert all(shadow and local for shadow, local in found), (selector, found)
     tab.context.close()
     tab.watch.check()
+
+
+@pytest.mark.parametrize("path", ["", "embedding-space-math/", "positional-encodings/"])
+def test_section_maps_fit_a_phone_with_every_reading_time_in_view(browser, base_url, path):
+    """On a phone each row of a lesson table is a card: page, time, and what it covers."""
+    for scheme in ("light", "dark"):
+        tab = new_tab(browser, base_url, PHONE, scheme)
+        open_page(tab, path)
+        cells = tab.evaluate(
+            """() => [...document.querySelectorAll('.mfl-section-map td, .mfl-lessons td')]
+              .map(td => { const r = td.getBoundingClientRect();
+                           return [td.textContent.trim().slice(0, 30), r.left, r.right]; })"""
+        )
+        assert len(cells) >= 6, cells
+        width = tab.evaluate("() => document.documentElement.clientWidth")
+        off = [c for c in cells if c[1] < 0 or c[2] > width + 1]
+        assert not off, off  # nothing, the reading time included, needs a sideways scroll
+        times = tab.evaluate(
+            "() => [...document.querySelectorAll('.mfl-reading-time')].map(e => e.getBoundingClientRect().right)"
+        )
+        assert times and max(times) <= width, times
+        tab.context.close()
+        tab.watch.check()

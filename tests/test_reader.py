@@ -44,6 +44,18 @@ def test_collapsed_details_headerlinks_and_inline_math_are_handled():
     assert stats["headings"] == 1 and stats["minutes"] == 1
 
 
+def test_a_folded_worked_solution_counts_towards_the_reading_time():
+    solution = (
+        '<details class="success"><summary>Solution</summary>'
+        "<p>" + "word " * 399 + "</p><pre><code>" + "x = 1\n" * 30 + "</code></pre></details>"
+    )
+    aside = solution.replace('class="success"', 'class="note"')
+    assert reader.measure(solution)["words"] == 1 + 399  # the summary, then the body
+    assert reader.measure(solution)["code_lines"] == 30
+    assert reader.measure(solution)["minutes"] == 4  # 2 min of prose, 2 of code
+    assert reader.measure(aside)["words"] == 0 and reader.measure(aside)["minutes"] == 1
+
+
 @pytest.mark.parametrize(
     "src,lesson",
     [

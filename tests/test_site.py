@@ -243,3 +243,19 @@ def test_the_benchmark_builds_with_the_makefiles_environment(load):
     make_env = load("bench/site.py").MAKE_ENV
     assert make_env["NBCONVERT_DISABLE_CONFIG_EXPORTERS"] == "1"
     assert make_env["NO_MKDOCS_2_WARNING"] == "1"
+
+
+def test_the_reading_line_counts_in_words_a_reader_would_write(site_dir):
+    """Singular for one ("1 figure", "1 heading"), plural otherwise, in the line and its tooltip."""
+    meta = re.compile(r'<p class="mfl-meta" title="([^"]*)">(.*?)</p>', re.S)
+    seen = 0
+    for page in html_pages(site_dir):
+        for title, line in meta.findall(page.read_text(encoding="utf-8")):
+            seen += 1
+            text = f"{title} {re.sub(r'<[^>]+>', ' ', line)}"
+            assert not re.search(r"\b1 \w+s\b", text), (page, text)
+            assert not re.search(r"\b(?:[02-9]|\d{2,}) (?:figure|heading|line|word)\b", text), (
+                page,
+                text,
+            )
+    assert seen > 40

@@ -71,7 +71,7 @@ ax.text(
     va="center",
 )
 for s, name in [
-    ("tok", "tokenisation (previous lesson)"),
+    ("tok", "tokenisation (not in this course)"),
     ("emb", "this lesson"),
     ("attn", "attention (§7 and later lessons)"),
 ]:
