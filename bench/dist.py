@@ -34,7 +34,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 # Everything the build reads besides src/ (pyproject names the readme and the
-# licence; MANIFEST.in adds the changelog to the sdist).
+# license; MANIFEST.in adds the changelog to the sdist).
 INPUTS = ("pyproject.toml", "MANIFEST.in", "README.md", "LICENSE", "CHANGELOG.md")
 BACKEND = (
     "import sys; from setuptools import build_meta as backend; "

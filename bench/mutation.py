@@ -16,7 +16,7 @@ This script, run from the project root (``make mutation``):
    ``PYTHONPATH`` and its own shard of each module's session;
 3. runs ``pytest docs`` unmutated in a copy (it must pass) and sets the
    per-mutant timeout to ``max(timeout in mutation.toml, 4 x that run)``;
-4. initialises one cosmic-ray session per module in ``bench/out/mutation/``
+4. initializes one cosmic-ray session per module in ``bench/out/mutation/``
    (``cosmic-ray init``), splits its pending mutants between the workers and
    runs them (``cosmic-ray exec``), merging the results back;
 5. prints (and writes to ``bench/out/mutation/report.txt``) per module and

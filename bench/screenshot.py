@@ -161,7 +161,7 @@ def shoot(
             page.locator(".mfl-notes > summary").click()
             page.locator("#mfl-note-text").fill(
                 "Cosine ignores length; the dot product does not.\n"
-                "Check: normalise the table before an L2 index.\n"
+                "Check: normalize the table before an L2 index.\n"
                 "<img src=x onerror=alert(1)> stays text."
             )
         if answer:

@@ -4,7 +4,7 @@ A warm build re-renders every page (MkDocs has no page cache). Three parts of
 that are pure functions of inputs we can name, and cost about a third of it:
 
 - **Pygments.** Every fenced block, inline ``#!py`` snippet and API signature
-  is coloured by ``pymdownx.highlight``, which calls
+  is colored by ``pymdownx.highlight``, which calls
   ``pygments.highlight(code, lexer, formatter)``: about 470 calls, three
   seconds. The output depends only on the code, the lexer's and formatter's
   classes and options, and the packages' versions, so this hook swaps in

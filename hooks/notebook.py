@@ -3,7 +3,7 @@
 mkdocs-jupyter (0.26) inlines JupyterLab's whole stylesheet into the page
 (about 590 KB, of which the page uses a few percent), a script that imports
 mermaid from cdnjs when a page has diagrams, a MathJax configuration for a
-MathJax this site never loads, and the figures as full-colour PNGs whose alt
+MathJax this site never loads, and the figures as full-color PNGs whose alt
 text is "No description has been provided for this image". Its options
 (``theme``, ``no_prompt``, ``include_requirejs``, ``custom_mathjax_url``, ...)
 change none of that, so this hook does it:
@@ -14,8 +14,8 @@ change none of that, so this hook does it:
 * figures: every image a code cell outputs takes its alt text from that
   cell's metadata, ``"alt": "..."`` (a list for a cell with several images).
   An image without one fails the build, as a Markdown figure without alt text
-  does (``hooks/figures.py``). An opaque PNG is re-encoded with a 256-colour
-  palette (adaptive, no dithering: plots have few colours, the difference is
+  does (``hooks/figures.py``). An opaque PNG is re-encoded with a 256-color
+  palette (adaptive, no dithering: plots have few colors, the difference is
   at most 15/255 per channel and about 1 on average) when that is smaller,
   typically a quarter of the size; then stored as lossless WebP (the same
   pixels, a fifth smaller again) when that is smaller still;
@@ -32,7 +32,7 @@ of each drawn PNG; and mkdocs-jupyter's executed notebooks, in one
 directory per version of the kernel source and of the installed packages
 (``on_config``).
 
-The colours of code cells and prompts are set in ``docs/stylesheets/extra.css``
+The colors of code cells and prompts are set in ``docs/stylesheets/extra.css``
 (the site's code palette, for contrast in both schemes).
 """
 
@@ -117,7 +117,7 @@ def alt_texts(notebook: Path) -> dict[str, list[str]]:
 
 
 def smaller_png(data: bytes) -> bytes:
-    """The PNG with a 256-colour palette if it is opaque and that is smaller."""
+    """The PNG with a 256-color palette if it is opaque and that is smaller."""
     image = Image.open(io.BytesIO(data))
     if image.mode not in ("RGB", "RGBA", "P", "L"):
         return data

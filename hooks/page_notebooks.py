@@ -170,7 +170,7 @@ def page_items(markdown: str, where: str = "<page>") -> tuple[str, list[Item]]:
     items: list[Item] = []
     state = {"skip_next": None, "skipping": None, "title": ""}
     _parse(markdown.split("\n"), 0, [], items, state, where)
-    # Merge neighbouring Markdown of the same depth.
+    # Merge neighboring Markdown of the same depth.
     merged: list[Item] = []
     for item in items:
         if (
@@ -483,7 +483,7 @@ def build_notebook(
     distribution: str,
     version: str,
     site_name: str = "Math for LLMs",
-    licence: str = "",
+    license: str = "",
 ) -> str | None:
     """The notebook for one page, as ``.ipynb`` text; ``None`` for a page without examples."""
     title, items = page_items(markdown, src_uri)
@@ -504,8 +504,8 @@ def build_notebook(
         "where the formulas, figures and the skill check are interactive. Run the cells in "
         "order; each example shows the output the page's tests check as a comment.*"
     )
-    if licence:
-        about += f" *{licence}.*"
+    if license:
+        about += f" *{license}.*"
     cells += [_cell("markdown", about), _cell("code", SETUP)]
     for item in items:
         if item.kind == "code":
@@ -580,7 +580,7 @@ def on_files(files: Files, config) -> Files:
     site = Site(site_url.rstrip("/") + "/", files, labels)
     name, version = distribution()
     site_name = config.get("site_name") or "Math for LLMs"
-    licence = config.get("copyright") or ""
+    license = config.get("copyright") or ""
     # A notebook depends on its page, the hooks that parse it, where every
     # file is served (links), the citation labels and the kernel's version.
     notebooks = buildcache.memo("page-notebooks")
@@ -593,7 +593,7 @@ def on_files(files: Files, config) -> Files:
             name,
             version,
             site_name,
-            licence,
+            license,
         ]
     )
     for file in list(files.documentation_pages()):
@@ -616,7 +616,7 @@ def on_files(files: Files, config) -> Files:
                         distribution=name,
                         version=version,
                         site_name=site_name,
-                        licence=licence,
+                        license=license,
                     )
                     or ""
                 ),

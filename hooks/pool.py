@@ -57,7 +57,7 @@ def submit(fn, *args: Any) -> Future:
 
 
 def shutdown() -> None:
-    """End the pool, cancelling work nobody collected (a failed build)."""
+    """End the pool, canceling work nobody collected (a failed build)."""
     global _EXECUTOR
     if _EXECUTOR is not None:
         _EXECUTOR.shutdown(wait=True, cancel_futures=True)

@@ -169,5 +169,5 @@ def llama_config():
 
 @pytest.fixture(scope="session")
 def hf_rope_init():
-    """``hf_rope_init(rope_type)``: transformers' rope initialisation function of that type."""
+    """``hf_rope_init(rope_type)``: transformers' rope initialization function of that type."""
     return _hf_rope_init

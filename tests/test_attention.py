@@ -68,7 +68,7 @@ def test_mask_and_causal_match_naive_reference():
 def test_bias_is_added_and_neg_inf_bias_equals_false_mask():
     rng = np.random.default_rng(2)
     q, k, v = rng.normal(size=(2, 3, 4)), rng.normal(size=(2, 5, 4)), rng.normal(size=(2, 5, 3))
-    bias = np.array([[0.0, np.log(2.0), 0.0, 0.0, 0.0]])  # doubles key 1's unnormalised weight
+    bias = np.array([[0.0, np.log(2.0), 0.0, 0.0, 0.0]])  # doubles key 1's unnormalized weight
     w0, w1 = sdpa(q, k, v)[1], sdpa(q, k, v, bias=bias)[1]
     expected = w0 * np.array([1, 2, 1, 1, 1]) / (1.0 + w0[..., 1:2])
     np.testing.assert_allclose(w1, expected, rtol=1e-13)

@@ -1,6 +1,6 @@
 """Tests for Lesson B's additions to llmmath.rope and llmmath.positions, and the position ids
 of llmmath.attention: hand values, identities (hypothesis), bad input, and cross-checks
-against Hugging Face transformers (rope initialisation functions, LlamaRotaryEmbedding,
+against Hugging Face transformers (rope initialization functions, LlamaRotaryEmbedding,
 DataCollatorWithFlattening)."""
 
 from __future__ import annotations

@@ -258,4 +258,4 @@ def test_the_reading_line_counts_in_words_a_reader_would_write(site_dir):
                 page,
                 text,
             )
-    assert seen > 40
+    assert seen >= 26  # every lesson page and notebook

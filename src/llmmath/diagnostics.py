@@ -1,13 +1,13 @@
-"""Practical checks on embedding tables: int8 quantisation, memory, norms, remapping.
+"""Practical checks on embedding tables: int8 quantization, memory, norms, remapping.
 
 References:
 
 - Dettmers, Lewis, Belkada & Zettlemoyer 2022, "LLM.int8(): 8-bit Matrix
   Multiplication for Transformers at Scale" (arXiv:2208.07339) -- symmetric
-  absmax quantisation (here per row, i.e. per token vector).
+  absmax quantization (here per row, i.e. per token vector).
 - Ethayarajh 2019, "How Contextual are Contextualized Word Representations?"
   (arXiv:1909.00512) -- anisotropy, reported by ``norm_report``.
-- Reference implementation: ``remap_rows`` initialises new rows like Hugging
+- Reference implementation: ``remap_rows`` initializes new rows like Hugging
   Face transformers' ``resize_token_embeddings(mean_resizing=True)`` (see
   ``llmmath.embeddings.resize``).
 """
@@ -38,7 +38,7 @@ _BITS = {"float64": 64, "float32": 32, "float16": 16, "bfloat16": 16, "int8": 8,
 
 
 def quantize_int8(E: Any) -> tuple[np.ndarray, np.ndarray]:
-    """Quantise each row of ``E`` to int8 with its own absmax scale.
+    """Quantize each row of ``E`` to int8 with its own absmax scale.
 
     ``E: (V, d)``; result ``(q int8 (V, d), scale float (V, 1))`` with
     ``scale = max|row| / 127`` (1.0 for an all-zero row) and
@@ -94,7 +94,7 @@ def memory_bytes(n_params: int, dtype: str) -> int:
 
     ``dtype`` is ``"float64"``, ``"float32"``, ``"float16"``, ``"bfloat16"``,
     ``"int8"`` or ``"int4"`` (two per byte, rounded up); result a Python int.
-    Quantisation scales are not included.
+    Quantization scales are not included.
 
     Examples
     --------
@@ -109,7 +109,7 @@ def memory_bytes(n_params: int, dtype: str) -> int:
 
 
 def norm_report(E: Any) -> dict[str, float]:
-    """Summarise the row norms and the direction spread of ``E``.
+    """Summarize the row norms and the direction spread of ``E``.
 
     ``E: (V, d)`` with ``V >= 2``; result a dict of Python floats:
     ``norm_mean``, ``norm_std`` (``ddof=0``), ``norm_min``, ``norm_max`` of
@@ -188,7 +188,7 @@ def remap_rows(
     ``E_old: (len(old_vocab), d)``; vocabularies are sequences of distinct
     token strings (position = id). Result ``(len(new_vocab), d)``: tokens in
     both vocabularies keep their old row (at their new position); the rest
-    are initialised from all old rows as in ``embeddings.resize``
+    are initialized from all old rows as in ``embeddings.resize``
     (``init`` is ``"mean"``, ``"normal"`` (needs ``rng``) or ``"zeros"``).
 
     Examples

@@ -178,7 +178,7 @@ def resize(
     """Return a copy of ``E`` with ``new_vocab_size`` rows.
 
     ``E: (V, d)``; result ``(new_vocab_size, d)``. The first ``min(V, V')``
-    rows are unchanged; rows added when growing are initialised by ``init``:
+    rows are unchanged; rows added when growing are initialized by ``init``:
 
     - ``"mean"``: the mean of the old rows (Hewitt 2021). A new token then
       starts with logit ``h @ mean`` = the average old logit, so it does not

@@ -1,4 +1,4 @@
-"""The geometry of embedding spaces: centring, PCA, anisotropy, whitening, probes.
+"""The geometry of embedding spaces: centering, PCA, anisotropy, whitening, probes.
 
 Contextual and static embeddings share a few geometric quirks: all vectors
 point into a narrow cone (high *anisotropy*), a few dominant directions carry
@@ -17,7 +17,7 @@ References:
   Word Representations" -- the vector-offset analogy (3CosAdd).
 - Alain & Bengio 2016, "Understanding intermediate layers using linear
   classifier probes" (arXiv:1610.01644).
-- ``pca`` follows scikit-learn's ``PCA`` (SVD of the centred data, signs
+- ``pca`` follows scikit-learn's ``PCA`` (SVD of the centered data, signs
   fixed by ``svd_flip`` on the components).
 """
 
@@ -86,7 +86,7 @@ def pca(X: Any, k: int) -> tuple[np.ndarray, np.ndarray]:
     """Return the coordinates of ``X`` on its top ``k`` principal components.
 
     ``X: (n, d)``, ``1 <= k <= min(n, d)``; result ``(coords (n, k),
-    explained_variance_ratio (k,))``. Computed from the SVD of the centred
+    explained_variance_ratio (k,))``. Computed from the SVD of the centered
     ``X``; the ratio divides by the variance of *all* components. Each
     component's sign is flipped so its largest-magnitude loading is positive
     (scikit-learn's ``svd_flip``), which makes the result deterministic.
@@ -154,11 +154,11 @@ def whiten(X: Any, k: int | None = None) -> tuple[np.ndarray, np.ndarray, np.nda
 
 
 def all_but_the_top(X: Any, n_components: int) -> np.ndarray:
-    """Centre ``X`` and remove its top ``n_components`` principal directions.
+    """Center ``X`` and remove its top ``n_components`` principal directions.
 
     ``X: (n, d)``, ``0 <= n_components <= min(n, d)``; result ``(n, d)``:
-    ``x~ - sum_i (u_i . x~) u_i`` with ``x~`` the centred rows and ``u_i`` the
-    top principal directions of the centred ``X`` (Mu & Viswanath suggest
+    ``x~ - sum_i (u_i . x~) u_i`` with ``x~`` the centered rows and ``u_i`` the
+    top principal directions of the centered ``X`` (Mu & Viswanath suggest
     about ``d/100``).
 
     Examples
@@ -187,7 +187,7 @@ def analogy(E: Any, a: int, b: int, c: int, k: int = 1, exclude: bool = True) ->
     ``E: (V, d)``; ``a, b, c``: token ids; result int64 ``(k,)``: the rows
     with the largest cosine to ``E[b] - E[a] + E[c]``, best first, leaving out
     ``a``, ``b`` and ``c`` when ``exclude`` (as the standard benchmarks do).
-    gensim's ``most_similar`` first normalises the rows: pass ``normalize(E)``
+    gensim's ``most_similar`` first normalizes the rows: pass ``normalize(E)``
     for that variant.
 
     Examples
@@ -209,7 +209,7 @@ def analogy(E: Any, a: int, b: int, c: int, k: int = 1, exclude: bool = True) ->
 def project_out(X: Any, direction: Any) -> np.ndarray:
     """Remove from every row of ``X`` its component along ``direction``.
 
-    ``X: (..., d)``, ``direction: (d,)`` (normalised first, so its length does
+    ``X: (..., d)``, ``direction: (d,)`` (normalized first, so its length does
     not matter); result ``(..., d)``, orthogonal to ``direction``. Applying it
     twice changes nothing.
 
@@ -249,7 +249,7 @@ def fit_probe(
     ``X: (n, d)`` features, ``y: (n,)`` labels in {0, 1}; result ``(w (d,), b)``.
     Starting from zero, takes ``steps`` steps of size ``lr`` on
     ``mean(log-loss(sigmoid(X @ w + b), y)) + l2/2 * |w|^2`` (the bias is not
-    penalised). Standardise the features first if their scales differ a lot.
+    penalized). Standardize the features first if their scales differ a lot.
 
     Examples
     --------

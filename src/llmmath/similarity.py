@@ -1,4 +1,4 @@
-"""Vector similarity and nearest-neighbour retrieval.
+"""Vector similarity and nearest-neighbor retrieval.
 
 Dot product, cosine similarity and Euclidean distance over the last axis,
 similarity matrices, exact top-k search, mean pooling of token vectors into
@@ -259,7 +259,7 @@ def recall_at_k(ranked: Any, relevant: Sequence[Any], k: int) -> float:
         raise ValueError(
             f"{func}: relevant must have one entry per query ({n_queries}); got {len(relevant)}"
         )
-    # Flatten the ragged relevant sets into (query, id) pairs; counting is vectorised.
+    # Flatten the ragged relevant sets into (query, id) pairs; counting is vectorized.
     groups = [
         np.unique(np.asarray(list(r) if isinstance(r, (set, frozenset)) else r)) for r in relevant
     ]

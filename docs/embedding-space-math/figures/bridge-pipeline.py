@@ -1,4 +1,4 @@
-"""The embedding step between tokenisation and attention, toy-batch shapes."""
+"""The embedding step between tokenization and attention, toy-batch shapes."""
 
 import llmmath as lm
 import matplotlib.pyplot as plt
@@ -71,7 +71,7 @@ ax.text(
     va="center",
 )
 for s, name in [
-    ("tok", "tokenisation (not in this course)"),
+    ("tok", "tokenization (not in this course)"),
     ("emb", "this lesson"),
     ("attn", "attention (§7 and later lessons)"),
 ]:

@@ -35,7 +35,7 @@ ax.scatter(
     s=10,
     color="tab:blue",
     zorder=2,
-    label="same pairs, normalised",
+    label="same pairs, normalized",
 )
 ax.plot(
     c,
@@ -48,7 +48,7 @@ ax.plot(
 ax.set(
     xlabel=r"cosine similarity $\cos\theta$",
     ylabel=r"Euclidean distance $\Vert u - v \Vert$",
-    title="Normalised pairs fall on one curve; raw pairs scatter",
+    title="Normalized pairs fall on one curve; raw pairs scatter",
     xlim=(-1.05, 1.05),
 )
 ax.legend(frameon=False, loc="upper right")

@@ -1,4 +1,4 @@
-"""§4.3: pairwise cosines, before and after centring.
+"""§4.3: pairwise cosines, before and after centering.
 
 The rows share a mean offset.
 """
@@ -15,9 +15,9 @@ X = rng.normal(size=(n, d)) + 8.0 * mean_dir
 pairs = np.triu_indices(n, k=1)  # each pair i < j once
 
 fig, ax = plt.subplots(figsize=(6.4, 3.6))
-for M, name, colour in [
+for M, name, color in [
     (X, "raw", "tab:orange"),
-    (lm.center(X), "centred", "tab:blue"),
+    (lm.center(X), "centered", "tab:blue"),
 ]:
     cos = lm.similarity_matrix(M, M)[pairs]
     ax.hist(
@@ -25,11 +25,11 @@ for M, name, colour in [
         bins=60,
         range=(-1, 1),
         alpha=0.6,
-        color=colour,
+        color=color,
         label=f"{name}: anisotropy {lm.anisotropy(M):.3f}",
     )
 ax.set_xlabel("cosine similarity of a pair of rows")
 ax.set_ylabel("number of pairs")
-ax.set_title("A shared offset lifts every cosine; centring undoes it")
+ax.set_title("A shared offset lifts every cosine; centering undoes it")
 ax.legend()
 fig.tight_layout()

@@ -1,4 +1,4 @@
-"""ALiBi biases of a steep and a shallow head, on one colour scale.
+"""ALiBi biases of a steep and a shallow head, on one color scale.
 
 Heads 0 and 7 of 8, over 12 positions.
 """

@@ -28,8 +28,8 @@ for ax, (M, title) in zip(axes, panels):
     )
     for i in range(T):
         for j in range(T):
-            colour = "white" if abs(M[i, j]) >= 3 else "black"
-            ax.text(j, i, M[i, j], ha="center", va="center", color=colour)
+            color = "white" if abs(M[i, j]) >= 3 else "black"
+            ax.text(j, i, M[i, j], ha="center", va="center", color=color)
     ax.add_patch(Polygon(stairs, closed=True, fill=False, lw=2, ec="black"))
     ax.set_title(title, fontsize=10)
     ax.set_xlabel("key position j")

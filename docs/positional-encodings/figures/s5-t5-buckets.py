@@ -21,8 +21,8 @@ panels = [
     (axes[0], enc, "encoder (bidirectional)", "tab:blue", enc_last),
     (axes[1], dec, "decoder (causal)", "tab:orange", dec_last),
 ]
-for ax, buckets, title, colour, last in panels:
-    ax.step(offsets, buckets, where="mid", color=colour, linewidth=1.4)
+for ax, buckets, title, color, last in panels:
+    ax.step(offsets, buckets, where="mid", color=color, linewidth=1.4)
     for x in (-128, 128):
         ax.axvline(x, color="0.6", linestyle=":", linewidth=1)
     ax.axvline(-last, color="0.3", linestyle="--", linewidth=1)

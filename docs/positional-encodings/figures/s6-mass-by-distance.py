@@ -33,14 +33,14 @@ def mass_by_distance(T, content):
 
 
 fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(7.8, 3.6))
-for h, colour in heads:
+for h, color in heads:
     label = f"m = 1/{round(1 / slopes[h])}"
     for T, style in ((4 * L, "-"), (L, "--")):
         w0 = mass_by_distance(T, content=False)[h]
-        ax1.semilogy(np.arange(T), w0, style, color=colour, lw=1.1)
+        ax1.semilogy(np.arange(T), w0, style, color=color, lw=1.1)
         cum = np.cumsum(mass_by_distance(T, content=True)[h])
-        ax2.plot(np.arange(T), cum, style, color=colour, lw=1.1)
-    ax1.plot([], [], color=colour, label=label)
+        ax2.plot(np.arange(T), cum, style, color=color, lw=1.1)
+    ax1.plot([], [], color=color, label=label)
 for ax in (ax1, ax2):
     ax.axvline(L, color="0.5", linestyle=":", lw=1)
     ax.set_xlabel("distance i - j from the last query")

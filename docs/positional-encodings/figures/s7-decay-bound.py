@@ -23,10 +23,10 @@ bases = [
     (1e4, "tab:blue", "base $10^4$"),
     (5e5, "tab:orange", "base $5\\cdot 10^5$"),
 ]
-for base, colour, label in bases:
+for base, color, label in bases:
     theta = lm.rope_frequencies(d, base)
     rel = np.abs(partial_sums(far, theta)).mean(axis=1)
-    ax1.semilogx(far, rel, color=colour, lw=0.8, label=label)
+    ax1.semilogx(far, rel, color=color, lw=0.8, label=label)
 ax1.set(
     xlabel="relative distance |m - n|",
     ylabel="$(1/(d/2))\\sum_j |S_j|$",

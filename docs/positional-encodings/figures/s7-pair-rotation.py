@@ -19,20 +19,20 @@ fig, (ax1, ax2) = plt.subplots(
 radius = np.hypot(*q[:2])
 circle = np.linspace(0, 2 * np.pi, 200)
 ax1.plot(radius * np.cos(circle), radius * np.sin(circle), color="0.8")
-for k, colour in [(0, "tab:blue"), (1, "tab:orange")]:
+for k, color in [(0, "tab:blue"), (1, "tab:orange")]:
     xs, ys = rotated[:, 2 * k], rotated[:, 2 * k + 1]
     ax1.plot(
         xs,
         ys,
         "o",
-        color=colour,
+        color=color,
         label=f"pair {k}: {theta[k]:g} rad per position",
     )
     for p in range(T):
         if k == 0 or p in (0, T - 1):
             off = 1.22 if k == 0 else 0.8
             ax1.text(
-                off * xs[p], off * ys[p], str(p), color=colour, ha="center"
+                off * xs[p], off * ys[p], str(p), color=color, ha="center"
             )
 ax1.set(
     xlim=(-1.6, 1.6),
@@ -47,8 +47,8 @@ ax1.legend(frameon=False, loc="upper center", fontsize=8)
 d_head = 64
 k_idx = np.arange(d_head // 2)
 theta64 = lm.rope_frequencies(d_head)
-for p, colour in [(1, "tab:blue"), (100, "tab:orange"), (4096, "tab:green")]:
-    ax2.semilogy(k_idx, theta64 * p, "o-", ms=3, color=colour, label=f"p={p}")
+for p, color in [(1, "tab:blue"), (100, "tab:orange"), (4096, "tab:green")]:
+    ax2.semilogy(k_idx, theta64 * p, "o-", ms=3, color=color, label=f"p={p}")
 ax2.axhline(2 * np.pi, color="0.3", linestyle="--", linewidth=1)
 ax2.text(31, 2 * np.pi * 1.4, "one full turn", ha="right", color="0.3")
 ax2.set(
