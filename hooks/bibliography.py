@@ -3,8 +3,10 @@
 mkdocs-bibtex cites per page as footnotes; its full-bibliography command emits
 footnote definitions that nothing references, which strict anchor validation
 rejects. This hook renders the list itself with the same pybtex style
-(``plain``, Markdown backend), sorted by key and anchored as ``#ref-<key>``, in
-place of the ``<!-- full-bibliography -->`` marker.
+(``plain``, Markdown backend), each entry under its author-year label
+("Vaswani et al. 2017", ``citation_labels``; the page notebooks cite with the
+same labels), sorted by label and anchored as ``#ref-<key>``, in place of the
+``<!-- full-bibliography -->`` marker.
 
 It also separates adjacent citation marks: ``[@a; @b]`` becomes two footnote
 references side by side, which read as one number ("12"); a superscript
@@ -19,10 +21,12 @@ are kept between builds in ``buildcache.memo("bibliography")``.
 
 from __future__ import annotations
 
+import codecs
 import re
 from pathlib import Path
 
 import buildcache
+import latexcodec  # noqa: F401  (registers the "ulatex" codec that the labels decode with)
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs_bibtex.registry import SimpleRegistry
@@ -39,12 +43,37 @@ BIB = Path(__file__).resolve().parent.parent / "references.bib"
 _BIB_DIGEST = ""
 
 
+def citation_labels(bib: Path = BIB) -> dict[str, str]:
+    """``key -> "Vaswani et al. 2017"`` for every entry of ``references.bib``."""
+
+    def plain(name: str) -> str:
+        return codecs.decode(name, "ulatex").replace("{", "").replace("}", "")
+
+    labels = {}
+    for key, entry in parse_file(str(bib)).entries.items():
+        people = entry.persons.get("author") or entry.persons.get("editor") or []
+        names = [plain(" ".join(p.last_names)) for p in people]
+        more = names[-1:] == ["others"]  # BibTeX's "and others"
+        names = names[:-1] if more else names
+        if not names:
+            who = plain(entry.fields.get("organization", key))
+        elif len(names) > 2 or more:
+            who = f"{names[0]} et al."
+        else:
+            who = " and ".join(names)
+        labels[key] = f"{who} {entry.fields.get('year', '')}".strip()
+    return labels
+
+
 def render_bibliography(path: Path = BIB) -> str:
+    """Every entry, by its author-year label (pages link to ``#ref-<key>``)."""
     data = parse_file(str(path))
     style, backend = Style(), Backend()
     entries = {e.key: e.text.render(backend) for e in style.format_entries(data.entries.values())}
+    labels = citation_labels(path)
     return "\n".join(
-        f'- <a id="ref-{key}"></a>**{key}**: {entries[key]}' for key in sorted(entries)
+        f'- <a id="ref-{key}"></a>**{labels[key]}**. {entries[key]}'
+        for key in sorted(entries, key=lambda k: (labels[k].lower(), k))
     )
 
 

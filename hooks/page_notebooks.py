@@ -53,7 +53,6 @@ built notebook in a clean venv with the kernel installed from its wheel.
 from __future__ import annotations
 
 import ast
-import codecs
 import doctest
 import json
 import logging
@@ -67,6 +66,7 @@ from pathlib import Path
 from urllib.parse import urlsplit
 
 import buildcache
+from bibliography import citation_labels  # hooks/bibliography.py: author-year labels
 from mkdocs.exceptions import PluginError
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import get_data
@@ -110,7 +110,10 @@ HOOK_SOURCE = Path(__file__).read_bytes()
 # The hook and the hooks it imports: a notebook's cache key (``on_files``).
 SOURCES = [
     HOOK_SOURCE,
-    *(Path(__file__).with_name(n).read_bytes() for n in ("quiz.py", "reader.py")),
+    *(
+        Path(__file__).with_name(n).read_bytes()
+        for n in ("quiz.py", "reader.py", "bibliography.py")
+    ),
 ]
 
 
@@ -412,30 +415,6 @@ def rewrite_links(text: str, src_uri: str, site: Site, where: str) -> str:
     text = AUTOREF.sub(autoref, text)
     text = CITATION.sub(citation, text)
     return re.sub(r"\x00(\d+)\x00", lambda m: kept[int(m[1])], text)
-
-
-def citation_labels(bib: Path = BIB) -> dict[str, str]:
-    """``key -> "Vaswani et al. 2017"`` for every entry of ``references.bib``."""
-    import latexcodec  # noqa: F401  (registers the "ulatex" codec; pybtex depends on it)
-    from pybtex.database import parse_file
-
-    def plain(name: str) -> str:
-        return codecs.decode(name, "ulatex").replace("{", "").replace("}", "")
-
-    labels = {}
-    for key, entry in parse_file(str(bib)).entries.items():
-        people = entry.persons.get("author") or entry.persons.get("editor") or []
-        names = [plain(" ".join(p.last_names)) for p in people]
-        if not names:
-            who = plain(entry.fields.get("organization", key))
-        elif len(names) == 1:
-            who = names[0]
-        elif len(names) == 2:
-            who = f"{names[0]} and {names[1]}"
-        else:
-            who = f"{names[0]} et al."
-        labels[key] = f"{who} {entry.fields.get('year', '')}".strip()
-    return labels
 
 
 def render_quiz(fence: str, where: str) -> str:

@@ -77,3 +77,15 @@ def test_touching_citation_marks_get_a_comma(load):
     )
     apart = mark.format("a", 1) + " and " + mark.format("b", 2)
     assert hook.separate_citations(apart) == apart
+
+
+def test_the_references_page_lists_works_by_author_and_year(load):
+    hook = load("hooks/bibliography.py")
+    listing = hook.render_bibliography()
+    entries = listing.split("- <a id=")[1:]
+    assert len(entries) == len(hook.citation_labels())
+    assert '<a id="ref-vaswani2017attention"></a>**Vaswani et al. 2017**. ' in listing
+    assert "**Abdin et al. 2024**" in listing  # "Marah Abdin and others"
+    assert "**vaswani2017attention**" not in listing  # no BibTeX keys shown to readers
+    shown = [entry.split("**")[1].lower() for entry in entries]
+    assert shown == sorted(shown)  # alphabetical by label
