@@ -532,6 +532,9 @@ def on_post_build(config):
         shutil.rmtree(_CLEAN_CACHE.pop(), ignore_errors=True)
 
 
+NOTEBOOK_SEARCH_BOOST = 0.5
+
+
 def is_notebook(page) -> bool:
     return page.file.src_uri.endswith(".ipynb")
 
@@ -544,6 +547,15 @@ def on_page_content(html: str, page, config, files) -> str:
     html = html.replace(
         '<div class="clipboard-copy-txt"', '<div class="clipboard-copy-txt" data-search-exclude'
     )
+    # Nor the copy button's "Copied!" notice, nor the "¶" of each heading's
+    # anchor link, which ended every section title in the results.
+    html = html.replace(
+        '<span class="notice" hidden', '<span class="notice" data-search-exclude hidden'
+    )
+    html = html.replace('<a class="anchor-link"', '<a class="anchor-link" data-search-exclude')
+    # The lesson page explains what its notebook only demonstrates: on an equal
+    # match the page comes first (Material's per-page search boost).
+    page.meta.setdefault("search", {}).setdefault("boost", NOTEBOOK_SEARCH_BOOST)
     html = drop_scripts(html, page.file.src_uri)
     html = fix_figures(html, Path(page.file.abs_src_path))
     return wrap_math(html)

@@ -21,6 +21,11 @@ page back, so the rendered page is untouched. Two changes:
   text. ``tests/test_site.py`` rebuilds the index from the original HTML and
   checks that this part changes nothing. ``hooks/reader.py`` measures reading
   time on the same plain text.
+* **Math becomes readable text.** arithmatex leaves TeX source in the page for
+  KaTeX to typeset in the browser, and a search result would show it raw
+  (``\\(\\mathbf h\\in\\mathbb R^{d}\\)``). The indexed copy reads ``h ∈ ℝ^d``:
+  common symbols become their characters, styling commands keep their
+  argument, braces and delimiters go (``tex_text``).
 """
 
 from __future__ import annotations
@@ -89,9 +94,99 @@ def drop_excluded(content: str) -> str:
     return "".join(out)
 
 
+MATH = re.compile(r'(<(span|div) class="arithmatex">)(.*?)(</\2>)', re.S)
+SYMBOLS = {
+    "in": "∈",
+    "notin": "∉",
+    **{f: f for f in ("max", "min", "arg", "log", "exp", "cos", "sin", "diag", "softmax")},
+    "top": "ᵀ",
+    "cdot": "·",
+    "times": "×",
+    "le": "≤",
+    "leq": "≤",
+    "ge": "≥",
+    "geq": "≥",
+    "ne": "≠",
+    "neq": "≠",
+    "approx": "≈",
+    "sum": "Σ",
+    "prod": "Π",
+    "infty": "∞",
+    "to": "→",
+    "mapsto": "↦",
+    "pm": "±",
+    "sqrt": "√",
+    "ldots": "…",
+    "dots": "…",
+    "cdots": "…",
+    "lVert": "‖",
+    "rVert": "‖",
+    "|": "‖",
+    "langle": "⟨",
+    "rangle": "⟩",
+    "odot": "⊙",
+    "otimes": "⊗",
+    "propto": "∝",
+    "nabla": "∇",
+    "partial": "∂",
+    "ell": "ℓ",
+    "alpha": "α",
+    "beta": "β",
+    "gamma": "γ",
+    "delta": "δ",
+    "epsilon": "ε",
+    "varepsilon": "ε",
+    "eta": "η",
+    "theta": "θ",
+    "lambda": "λ",
+    "mu": "μ",
+    "pi": "π",
+    "rho": "ρ",
+    "sigma": "σ",
+    "tau": "τ",
+    "phi": "φ",
+    "omega": "ω",
+    "Delta": "Δ",
+    "Sigma": "Σ",
+    "Theta": "Θ",
+}
+BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "E": "𝔼"}
+TEX_COMMAND = re.compile(r"\\(mathbb)\s*\{?([A-Z])\}?|\\([A-Za-z]+|[|,;:! ])")
+
+
+def tex_text(tex: str) -> str:
+    """TeX source as searchable text: ``\\lVert\\mathbf u\\rVert^{2}`` reads ``‖u‖^2``."""
+    tex = re.sub(r"^\s*\\[(\[]|\\[)\]]\s*$", "", tex.strip())
+    tex = re.sub(r"\^\s*\{?\\top\}?", "ᵀ", tex)  # u^\top: uᵀ
+    tex = re.sub(r"\\(?:begin|end)\{\w+\*?\}|\\\\(?:\[[^\]]*\])?|&", " ", tex)  # layout
+    tex = tex.replace("\\{", "\x01").replace("\\}", "\x02")  # a literal brace survives
+
+    def command(m: re.Match) -> str:
+        if m[1]:  # \mathbb R
+            return BLACKBOARD.get(m[2], m[2])
+        symbol = SYMBOLS.get(m[3])
+        if symbol is None:  # \mathbf, \left, \operatorname: dropped; \, and \; a space
+            return "" if m[3].isalpha() else " "
+        return symbol if len(symbol) == 1 and symbol.isalpha() else f" {symbol} "
+
+    text = TEX_COMMAND.sub(command, tex).replace("{", "").replace("}", "")
+    text = text.replace("\x01", "{").replace("\x02", "}")
+    return re.sub(r"\s+", " ", text).strip()
+
+
+def plain_math(content: str) -> str:
+    """``content`` with each formula's TeX turned into ``tex_text``."""
+
+    def plain(m: re.Match) -> str:
+        text = html.escape(tex_text(html.unescape(m[3])), quote=False)
+        return f"{m[1]}{text}{m[4]}"
+
+    return MATH.sub(plain, content)
+
+
 def search_text(content: str) -> str:
     """What the search plugin indexes of ``content`` (see the module docstring)."""
-    return plain_code(drop_excluded(content))
+    return plain_math(plain_code(drop_excluded(content)))
 
 
 @event_priority(100)  # before the search plugin (priority 0) reads page.content

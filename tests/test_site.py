@@ -259,3 +259,32 @@ def test_the_reading_line_counts_in_words_a_reader_would_write(site_dir):
                 text,
             )
     assert seen >= 26  # every lesson page and notebook
+
+
+def test_search_results_read_math_as_text_without_page_furniture(site_dir):
+    docs = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))[
+        "docs"
+    ]
+    prose = {d["location"]: re.sub(r"<pre>.*?</pre>", "", d["text"], flags=re.S) for d in docs}
+    raw = [where for where, text in prose.items() if re.search(r"\\[()\[\]]|\\\\|\\begin", text)]
+    assert not raw, raw[:5]  # no TeX source in a snippet (code keeps its own)
+    assert not [d["title"] for d in docs if "¶" in d["title"]]  # notebook heading anchors
+    assert not [d["location"] for d in docs if "Copied!" in d["text"]]
+    notebook = [d for d in docs if "/theory/" in d["location"]]
+    assert notebook and all(d.get("boost") == 0.5 for d in notebook)
+    assert not [d for d in docs if "/theory/" not in d["location"] and "boost" in d]
+
+
+@pytest.mark.parametrize(
+    ("tex", "text"),
+    [
+        (r"\(\mathbf h\in\mathbb R^{d}\)", "h ∈ ℝ^d"),
+        (r"\(\mathbf u^\top\mathbf v\)", "uᵀ v"),
+        (r"\(\operatorname{softmax}_j(z_j)\)", "softmax_j(z_j)"),
+        (r"\[\begin{gathered}a,\\[4pt] b\end{gathered}\]", "a, b"),
+        (r"\(j\notin\{a,b\}\)", "j ∉ {a,b}"),
+        (r"\(2\pi\cdot 10000^{2k/d}\)", "2π · 10000^2k/d"),
+    ],
+)
+def test_tex_becomes_searchable_text(load, tex, text):
+    assert load("hooks/search.py").tex_text(tex) == text
