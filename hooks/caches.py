@@ -198,7 +198,13 @@ def on_files(files, config):
                 Path(__file__).read_bytes(),
                 Path(config.config_file_path).read_bytes(),
                 json.dumps(extensions),
-                json.dumps(sorted((f.src_uri, f.url, f.inclusion.name) for f in files)),
+                json.dumps(
+                    sorted(
+                        (f.src_uri, f.url, f.inclusion.name)
+                        for f in files
+                        if not f.inclusion.is_excluded()  # e.g. docs/.ruff_cache, made by `make lint`
+                    )
+                ),
                 *((ROOT / name).read_bytes() for name in snippets),
             ]
         )

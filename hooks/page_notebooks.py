@@ -567,7 +567,7 @@ def on_files(files: Files, config) -> Files:
         [
             *SOURCES,
             site.url,
-            json.dumps(sorted((f.src_uri, f.url) for f in files)),
+            json.dumps(sorted((f.src_uri, f.url) for f in files if not f.inclusion.is_excluded())),
             json.dumps(labels, sort_keys=True),
             name,
             version,
