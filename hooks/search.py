@@ -11,7 +11,7 @@ page back, so the rendered page is untouched. Two changes:
   inside it: the reading-time line and the notes panel (``hooks/reader.py``),
   the skill checks' buttons, input labels, feedback lines and hidden answer
   explanations (``hooks/quiz.py``), the progress tables and the practice
-  placeholder. Material honours the attribute itself, but matches the end of
+  placeholder. Material honors the attribute itself, but matches the end of
   the excluded element by tag name only, so a ``<div>`` inside an excluded
   ``<div>`` would end the exclusion early; removing the element here does not
   depend on that. ``tests/test_site.py`` checks the built index.

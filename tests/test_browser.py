@@ -332,7 +332,7 @@ def test_wrong_answer_is_queued_and_a_correct_retry_removes_it(tab):
     card = tab.locator(f'.mfl-practice-item[data-qid="{qid}"]')
     retry = card.locator("form.mfl-quiz-q")
     retry.wait_for()
-    assert "1 question to practise" in tab.locator(".mfl-practice-status").inner_text()
+    assert "1 question to practice" in tab.locator(".mfl-practice-status").inner_text()
     tab.wait_for_function(TYPESET)
     assert retry.locator(".mfl-quiz-explain").is_hidden()
     answer(retry, right=True)
@@ -716,7 +716,7 @@ def test_the_score_counts_first_answers_and_clearing_asks_first(tab):
     feedback = form.locator(".mfl-quiz-feedback").inner_text()
     assert feedback.startswith("✓ Correct") and "score keeps your first answer" in feedback
     assert f"0 of {total} correct" in score.inner_text()
-    assert [i["qid"] for i in local_storage(tab, "mfl:practice")] == [qid], "still to practise"
+    assert [i["qid"] for i in local_storage(tab, "mfl:practice")] == [qid], "still to practice"
     # "Clear my answers" asks in the page, saying what happens to the queue
     tab.locator(".mfl-quiz-reset").click()
     confirm = tab.locator(".mfl-quiz-confirm")
