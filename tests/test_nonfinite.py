@@ -218,3 +218,18 @@ def test_softmax_row_with_no_finite_logit_raises():
     with pytest.raises(ValueError, match="z"):
         lm.softmax([[0.0, 1.0], [-np.inf, -np.inf]])
     np.testing.assert_array_equal(lm.softmax([-np.inf, 0.0]), [0.0, 1.0])
+
+
+@pytest.mark.parametrize(
+    "values",
+    [
+        np.array(["1", "2"]),
+        np.array([1, 2], dtype="datetime64[s]"),
+        np.array([1, 2], dtype="timedelta64[s]"),
+        np.array([1.0, None], dtype=object),
+    ],
+    ids=["str", "datetime", "timedelta", "object"],
+)
+def test_non_numeric_arrays_are_refused_by_name(values):
+    with pytest.raises(TypeError, match=r"normalize: X must be numeric; got dtype"):
+        lm.normalize(values)
