@@ -83,6 +83,18 @@ dist: install
 	rm -rf dist
 	$(BIN)/python bench/dist.py dist
 
+# The offline copy: the site built for file:// (mkdocs.offline.yml, into
+# site-offline/), zipped as dist/math-for-llms-offline.zip; unzip it anywhere and
+# open math-for-llms-offline/index.html. `make test-offline` opens that copy in
+# Chromium (tests/test_offline.py, about a minute; not part of `make test`).
+.PHONY: offline test-offline
+offline: install
+	$(BIN)/mkdocs build --strict -f mkdocs.offline.yml
+	$(BIN)/python bench/offline.py site-offline dist/math-for-llms-offline.zip
+
+test-offline: offline
+	MFL_OFFLINE_ZIP=dist/math-for-llms-offline.zip $(BIN)/pytest tests/test_offline.py
+
 # The newest releases of everything, ignoring the locks (the drift workflow).
 install-latest:
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)

@@ -360,8 +360,12 @@ class Site:
     citations: dict[str, str]
 
     def page_url(self, src_uri: str) -> str | None:
+        """The file's address on the live site, which has directory URLs: also in the
+        offline copy (mkdocs.offline.yml), whose own links end in .html."""
         file = self.files.src_uris.get(src_uri)
-        return None if file is None else self.url + file.url
+        if file is None:
+            return None
+        return self.url + File(file.src_uri, file.src_dir, file.dest_dir, True).url
 
 
 def rewrite_links(text: str, src_uri: str, site: Site, where: str) -> str:

@@ -52,7 +52,7 @@ string is exactly ``quiz`` holds a YAML list of questions::
   anchor that is not a heading on the page fails the build.
 
 Output: a ``<section class="mfl-quiz">`` of one ``<form class="mfl-quiz-q">``
-per question (fieldset + legend, real radio inputs or a labelled text input
+per question (fieldset + legend, real radio inputs or a labeled text input
 that reader.js reads as a number, a submit button, a ``role="status"``
 feedback line and a hidden explanation with a "Review" link to the teaching
 heading). Everything but the question and its options is marked
@@ -62,12 +62,15 @@ The text goes through the page's own Markdown pipeline (``md_in_html``), so
 KaTeX, links and link validation work as elsewhere.
 ``docs/javascripts/reader.js`` does the rest in the browser. The lesson
 overview's ``mfl-progress`` placeholder and the Practice page's
-``mfl-practice`` placeholder are filled here too.
+``mfl-practice`` placeholder are filled here too; the latter carries every
+question as its page shows it (``_practice_bank``), so the Practice page needs
+no request, and works in the offline copy opened from ``file://``.
 """
 
 from __future__ import annotations
 
 import html
+import json
 import math
 import re
 import textwrap
@@ -97,6 +100,9 @@ PROGRESS = re.compile(
     r'<div class="mfl-progress(?P<compact> mfl-progress-compact)?" data-lesson="(?P<lesson>[^"]+)"></div>'
 )
 PRACTICE = re.compile(r'<div class="mfl-practice"></div>')
+FORM = re.compile(r'<form class="mfl-quiz-q"[^>]*\sdata-qid="(?P<qid>[^"]+)".*?</form>', re.S)
+# Filled in on_post_page, once every page's content is final.
+BANK = '<script type="application/json" class="mfl-practice-bank"></script>'
 # libyaml's parser when PyYAML was built with it (its wheels are): the same
 # safe constructor, a tenth of the time of the pure-Python one.
 SAFE_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
@@ -275,6 +281,13 @@ def _number_text(x: float) -> str:
     return repr(int(x)) if x.is_integer() and abs(x) < 1e15 else repr(x)
 
 
+def _tolerance_text(tolerance: float) -> str:
+    """How exact a numeric answer must be, said before the reader answers."""
+    if tolerance == 0:
+        return "It must be exact."
+    return f"Within ±{tolerance:g} of the answer counts as right."
+
+
 def render_question(q: Question, number: int, total: int, page_url: str) -> str:
     """HTML (with ``markdown`` attributes for md_in_html) for one question."""
     base = f"q-{q.id}"
@@ -309,7 +322,8 @@ def render_question(q: Question, number: int, total: int, page_url: str) -> str:
             f'<div class="mfl-quiz-num" data-search-exclude><label for="{base}-in">Your answer (a number)</label> '
             f'<input type="text" autocomplete="off" autocapitalize="off" spellcheck="false" '
             f'name="{base}" id="{base}-in" aria-describedby="{base}-hint">'
-            f'<span class="mfl-quiz-hint" id="{base}-hint">A decimal (point or comma), a fraction a/b, or e-notation.</span></div>'
+            f'<span class="mfl-quiz-hint" id="{base}-hint">A decimal (point or comma), a fraction a/b, or e-notation. '
+            f"{_tolerance_text(q.tolerance)}</span></div>"
         )
     out.append("</fieldset>")
     out.append(
@@ -406,11 +420,7 @@ def _heading_texts(html_text: str) -> dict[str, str]:
 
 def _lesson_pages(lesson: str) -> list:
     pages = _NAV.pages if _NAV is not None else []
-    return [
-        p
-        for p in pages
-        if p.url.startswith(lesson.rstrip("/") + "/") and p.url != lesson.rstrip("/") + "/"
-    ]
+    return [p for p in pages if p.url.startswith(lesson.rstrip("/") + "/") and not p.is_index]
 
 
 def _progress_table(lesson: str, page, compact: bool = False) -> str:
@@ -459,7 +469,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
             lambda m: (
                 f'<div class="mfl-practice" data-root="{_attr(root)}/" data-search-exclude>'
                 "<p>The practice queue needs JavaScript; it is kept in this browser only.</p>"
-                f"{_quiz_pages(page)}</div>"
+                f"{_quiz_pages(page)}{BANK}</div>"
             ),
             html_text,
         )
@@ -484,3 +494,28 @@ def _quiz_pages(page) -> str:
         '<div class="mfl-practice-pages" hidden><p>Skill checks end these pages:</p>'
         f"<ul>{items}</ul></div>"
     )
+
+
+def on_post_page(output: str, page, config) -> str:
+    return output.replace(BANK, _practice_bank()) if BANK in output else output
+
+
+def _practice_bank() -> str:
+    """Every skill-check question as its page shows it, as JSON for the Practice page.
+
+    reader.js shows a queued question from here instead of fetching its page,
+    which the offline copy, opened from file://, may not do. MkDocs renders
+    every page's content before it writes any page, so ``p.content`` is final.
+    """
+    bank = {
+        p.url: {
+            "title": p.title,
+            "total": _TOTALS[p.url],
+            "questions": {m["qid"]: m[0] for m in FORM.finditer(p.content or "")},
+        }
+        for p in (_NAV.pages if _NAV is not None else [])
+        if _TOTALS.get(p.url)
+    }
+    # No "<" in the script's text: "</script>" or "<!--" would end or confuse it.
+    text = json.dumps(bank, ensure_ascii=False).replace("<", "\\u003c")
+    return f'<script type="application/json" class="mfl-practice-bank">{text}</script>'

@@ -13,6 +13,7 @@ id on the built page.
 from __future__ import annotations
 
 import importlib.util
+import json
 import math
 import re
 import sys
@@ -126,6 +127,23 @@ def test_teaches_anchors_exist_in_the_built_page(page, site_dir):
     assert "```quiz" not in built
 
 
+def test_the_practice_page_holds_every_question_as_its_page_shows_it(site_dir):
+    """reader.js shows a queued question from this copy, fetching nothing (it works from file://)."""
+    practice = (site_dir / "practice" / "index.html").read_text(encoding="utf-8")
+    bank = json.loads(
+        re.search(
+            r'<script type="application/json" class="mfl-practice-bank">(.*?)</script>',
+            practice,
+            re.S,
+        )[1]
+    )
+    for url, entry in bank.items():
+        built = (site_dir / url / "index.html").read_text(encoding="utf-8")
+        assert entry["questions"] == {m["qid"]: m[0] for m in quiz.FORM.finditer(built)}, url
+        assert entry["total"] == len(entry["questions"])
+    assert sorted(q for e in bank.values() for q in e["questions"]) == sorted(q.id for _, q in ALL)
+
+
 # --- the parser ------------------------------------------------------------
 
 GOOD = """\
@@ -211,6 +229,9 @@ def test_rendered_question_is_accessible_and_hides_the_answer():
     assert out.count('role="status" aria-live="polite"') == 2
     assert out.count('class="mfl-quiz-explain" hidden data-search-exclude') == 2
     assert 'data-answer="1"' in out and 'data-answer="2"' in out and 'data-tolerance="0.5"' in out
+    assert "Within ±0.5 of the answer counts as right." in out  # said before answering
+    assert quiz._tolerance_text(1e-7) == "Within ±1e-07 of the answer counts as right."
+    assert quiz._tolerance_text(0.0) == "It must be exact."
 
 
 def test_review_links_get_the_heading_title_and_unknown_anchors_fail():

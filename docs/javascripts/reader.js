@@ -1,9 +1,9 @@
 // Reader features: skill checks, practice queue, private notes, progress.
 //
 // Everything is kept in this browser's localStorage under keys that start
-// with "mfl:"; nothing is sent anywhere. The only network requests this file
-// makes are same-origin fetches of lesson pages, on the Practice page, to
-// show a queued question from its single source (its lesson page).
+// with "mfl:"; nothing is sent anywhere, and this file makes no request: the
+// Practice page carries every skill-check question as its lesson page shows
+// it (hooks/quiz.py), so it works in the offline copy opened from file:// too.
 //
 //   mfl:quiz:<page>  {answered, correct, total, answers: {qid: {value, raw, correct, at}}}
 //                    the first answer to each question (the score counts first answers)
@@ -12,7 +12,8 @@
 //   mfl:note:<page>  {title, text, updated}         private notes
 //   mfl:notes-open   {<page>: true}                 pages whose notes panel was left open
 //
-// <page> is the page's site-relative URL, e.g. "embedding-space-math/intuition/".
+// <page> is the page's site-relative URL, e.g. "embedding-space-math/intuition/"
+// ("embedding-space-math/intuition.html" in the offline copy).
 // User text (notes, imported files) only ever goes through .value and
 // .textContent, never through innerHTML.
 (function () {
@@ -517,12 +518,12 @@
     }
     var folders = {};
     Object.keys(keys).forEach(function (k) {
-      var m = /^([a-z0-9-]+)\/[a-z0-9-]+\/$/.exec(k);
+      var m = /^([a-z0-9-]+)\/[a-z0-9-]+(?:\/|\.html)$/.exec(k); // ".html": the offline copy
       if (m && m[1] !== "reference") folders[m[1]] = true;
     });
     var known = {};
     Object.keys(keys).forEach(function (k) {
-      var m = /^([a-z0-9-]+)\/(?:[a-z0-9-]+\/)?$/.exec(k);
+      var m = /^([a-z0-9-]+)\/(?:[a-z0-9-]+(?:\/|\.html))?$/.exec(k);
       if (m && folders[m[1]]) known[k] = true;
     });
     if (current) known[current] = true;
@@ -747,18 +748,19 @@
   }
 
   // ---- practice page -----------------------------------------------------
-  function fetchPage(url, cache) {
-    if (!cache[url]) {
-      cache[url] = fetch(url, { credentials: "same-origin" })
-        .then(function (r) {
-          if (!r.ok) throw new Error(r.status + " " + url);
-          return r.text();
-        })
-        .then(function (text) {
-          return new DOMParser().parseFromString(text, "text/html");
-        });
+  // {<page>: {title, total, questions: {qid: "<form ...>"}}}, written into the
+  // Practice page at build time by hooks/quiz.py.
+  function own(object, key) {
+    return Object.prototype.hasOwnProperty.call(object, key);
+  }
+
+  function practiceBank(box) {
+    var script = box.querySelector("script.mfl-practice-bank");
+    try {
+      return JSON.parse(script.textContent) || {};
+    } catch (e) {
+      return {};
     }
-    return cache[url];
   }
 
   function typeset(node) {
@@ -773,6 +775,7 @@
     box.dataset.mflReady = "1";
     var siteRoot = new URL(box.dataset.root || "./", window.location.href);
     var items = queue();
+    var bank = practiceBank(box);
     var pages = box.querySelector(".mfl-practice-pages"); // built by hooks/quiz.py
     box.textContent = "";
     var status = el("p", { className: "mfl-practice-status", role: "status" });
@@ -783,7 +786,7 @@
     function refreshStatus() {
       var n = queue().length;
       status.textContent = n
-        ? n + (n === 1 ? " question" : " questions") + " to practise. A correct answer removes a question from the queue."
+        ? n + (n === 1 ? " question" : " questions") + " to practice. A correct answer removes a question from the queue."
         : "Your practice queue is empty.";
     }
     function showEmpty() {
@@ -801,48 +804,39 @@
       showEmpty();
       return;
     }
-    var cache = {};
     items.forEach(function (item) {
       var pageUrl = new URL(item.page, siteRoot).href;
       var card = el("article", { className: "mfl-practice-item", "data-page": item.page, "data-qid": item.qid });
       list.appendChild(card);
-      card.appendChild(el("p", { className: "mfl-practice-loading", text: "Loading question…" }));
-      fetchPage(pageUrl, cache)
-        .then(function (doc) {
-          var form = doc.querySelector('form.mfl-quiz-q[data-qid="' + CSS.escape(item.qid) + '"]');
-          card.textContent = "";
-          var h1 = doc.querySelector("article h1");
-          var title = h1 ? h1.textContent.replace(/¶/g, "").trim() : item.page;
-          var from = el("p", { className: "mfl-practice-from" }, ["From ", el("a", { href: pageUrl + "#q-" + item.qid, text: title })]);
-          card.appendChild(from);
-          if (!form) {
-            card.appendChild(el("p", { text: "This question is no longer on its page, so it has been removed from your queue." }));
-            setQueued(item.page, item.qid, false);
-            refreshStatus();
-            return;
-          }
-          var copy = document.importNode(form, true);
-          copy.querySelectorAll("a[href]").forEach(function (a) {
-            a.setAttribute("href", new URL(a.getAttribute("href"), pageUrl).href);
-          });
-          copy.querySelectorAll("img[src]").forEach(function (img) {
-            img.setAttribute("src", new URL(img.getAttribute("src"), pageUrl).href);
-          });
-          var section = doc.querySelector('.mfl-quiz[data-page="' + CSS.escape(item.page) + '"]');
-          copy.dataset.total = section ? section.dataset.total : "";
-          card.appendChild(copy);
-          typeset(copy);
-          setupQuestion(copy, {
-            practice: true,
-            onAnswer: function () {
-              refreshStatus();
-            },
-          });
-        })
-        .catch(function () {
-          card.textContent = "";
-          card.appendChild(el("p", { text: "Could not load this question from " + item.page + "." }));
-        });
+      var source = own(bank, item.page) ? bank[item.page] : null;
+      var title = source ? source.title : item.page;
+      card.appendChild(el("p", { className: "mfl-practice-from" }, ["From ", el("a", { href: pageUrl + "#q-" + item.qid, text: title })]));
+      var html = source && own(source.questions, item.qid) ? source.questions[item.qid] : null;
+      if (!html) {
+        card.appendChild(el("p", { text: "This question is no longer on its page, so it has been removed from your queue." }));
+        setQueued(item.page, item.qid, false);
+        refreshStatus();
+        return;
+      }
+      // The site's own markup, built with the site; never user text.
+      var form = new DOMParser().parseFromString(html, "text/html").querySelector("form.mfl-quiz-q");
+      var copy = document.importNode(form, true);
+      // its links and images are relative to its lesson page
+      copy.querySelectorAll("a[href]").forEach(function (a) {
+        a.setAttribute("href", new URL(a.getAttribute("href"), pageUrl).href);
+      });
+      copy.querySelectorAll("img[src]").forEach(function (img) {
+        img.setAttribute("src", new URL(img.getAttribute("src"), pageUrl).href);
+      });
+      copy.dataset.total = source.total;
+      card.appendChild(copy);
+      typeset(copy);
+      setupQuestion(copy, {
+        practice: true,
+        onAnswer: function () {
+          refreshStatus();
+        },
+      });
     });
   }
 

@@ -1,0 +1,357 @@
+"""The offline copy (``make offline``): the zip, unzipped, opened from file:// in Chromium.
+
+``make test-offline`` builds the zip and runs this file with ``$MFL_OFFLINE_ZIP``
+naming it (about a minute); without that variable (``make test``) only the
+check of ``mkdocs.offline.yml`` runs and the rest skips. The zip is unzipped
+into a temporary folder and the pages are opened from there. A request that
+is not for a file (any http(s) request: a CDN, the live site) fails a test,
+as does a console error or an uncaught page error.
+
+Checked in the browser, in both palettes on a desktop and a phone: search,
+math typeset by KaTeX and figures loaded (on a page of each kind), a
+skill-check question graded, notes kept across a reload, the Practice page
+showing questions from both lessons. Without a browser: the zip is
+deterministic, every local link and asset on every page is a file in it, and
+``mkdocs.offline.yml`` repeats ``mkdocs.yml``'s plugins and hooks.
+
+Without /usr/bin/chromium the browser tests skip locally and fail in CI (``CI`` set).
+"""
+
+from __future__ import annotations
+
+import os
+import zipfile
+from html.parser import HTMLParser
+from pathlib import Path
+from urllib.parse import unquote, urlparse
+
+import pytest
+from mkdocs.utils.yaml import yaml_load
+from playwright.sync_api import expect
+
+ROOT = Path(__file__).resolve().parent.parent
+ESM = "embedding-space-math/similarity-geometry.html"
+PE = "positional-encodings/rotary-position-embeddings.html"
+LOCAL = ("file", "data", "blob", "about")
+
+TYPESET = (
+    "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('.katex'))"
+)
+# Text nodes of the page (code, typeset math and the notes' textarea aside) with a TeX delimiter left.
+RAW_TEX = r"""() => {
+  const SKIP = 'pre, code, .katex, script, style, textarea';
+  const walker = document.createTreeWalker(document.querySelector('article') || document.body,
+    NodeFilter.SHOW_ELEMENT | NodeFilter.SHOW_TEXT, {acceptNode: n => n.nodeType === 1
+      ? (n.matches(SKIP) ? NodeFilter.FILTER_REJECT : NodeFilter.FILTER_SKIP) : NodeFilter.FILTER_ACCEPT});
+  const bad = [];
+  for (let n = walker.nextNode(); n; n = walker.nextNode())
+    for (const mark of ['$$', '\\(', '\\[']) if (n.data.includes(mark)) bad.push(n.data.trim().slice(0, 80));
+  return bad;
+}"""
+BROKEN_IMAGES = """() => [...document.querySelectorAll('article img')]
+  .filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src'))"""
+
+DESKTOP = {"width": 1280, "height": 800}
+PHONE = {"width": 390, "height": 844}
+DEVICES = [(DESKTOP, "light"), (DESKTOP, "dark"), (PHONE, "light"), (PHONE, "dark")]
+DEVICE_IDS = ["desktop-light", "desktop-dark", "phone-light", "phone-dark"]
+
+
+@pytest.fixture(scope="session")
+def offline_zip() -> Path:
+    given = os.environ.get("MFL_OFFLINE_ZIP")
+    if not given:
+        pytest.skip("the offline copy is tested by `make test-offline` (it builds the zip first)")
+    return Path(given).resolve()
+
+
+@pytest.fixture(scope="session")
+def offline(offline_zip, tmp_path_factory, load) -> Path:
+    """The unzipped copy's folder (the one holding index.html)."""
+    out = tmp_path_factory.mktemp("unzipped")
+    with zipfile.ZipFile(offline_zip) as archive:
+        archive.extractall(out)
+    return out / load("bench/offline.py").FOLDER
+
+
+@pytest.fixture(scope="session")
+def browser(load):
+    shot = load("bench/screenshot.py")
+    if not shot.CHROMIUM.exists():
+        message = f"{shot.CHROMIUM} not found (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = shot.launch(p)
+        yield browser
+        browser.close()
+
+
+def new_tab(browser, root: Path, viewport=DESKTOP, scheme="light"):
+    """A fresh context (empty localStorage) and page; ``page.check()`` asserts nothing went wrong."""
+    context = browser.new_context(viewport=viewport, color_scheme=scheme, accept_downloads=True)
+    outside: list[str] = []
+    errors: list[str] = []
+
+    def route(r):
+        if urlparse(r.request.url).scheme in LOCAL:
+            r.continue_()
+        else:
+            outside.append(r.request.url)
+            r.abort()
+
+    context.route("**/*", route)
+    # iframes (the search worker runs in one here) and workers included
+    context.on(
+        "request",
+        lambda r: urlparse(r.url).scheme not in LOCAL and outside.append(r.url),
+    )
+    page = context.new_page()
+    page.set_default_timeout(10_000)
+    page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
+    page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
+    page.on("dialog", lambda d: (errors.append(f"dialog: {d.message!r}"), d.dismiss()))
+
+    def check():
+        assert not outside, f"requests left file://: {sorted(set(outside))}"
+        assert not errors, "\n".join(errors)
+
+    page.root = root.as_uri() + "/"
+    page.check = check
+    return page
+
+
+def open_page(page, path: str) -> None:
+    page.goto(page.root + path)
+    page.wait_for_function(TYPESET, timeout=5_000)
+
+
+@pytest.fixture(params=DEVICES, ids=DEVICE_IDS)
+def device_tab(request, browser, offline):
+    viewport, scheme = request.param
+    page = new_tab(browser, offline, viewport, scheme)
+    yield page
+    page.context.close()
+
+
+@pytest.fixture
+def tab(browser, offline):
+    page = new_tab(browser, offline)
+    yield page
+    page.context.close()
+
+
+def answer(form, right: bool) -> None:
+    kind, correct = form.get_attribute("data-type"), form.get_attribute("data-answer")
+    if kind == "choice":
+        value = correct if right else ("1" if correct == "0" else "0")
+        form.locator(f'input[value="{value}"]').check()
+    else:
+        tolerance = float(form.get_attribute("data-tolerance"))
+        value = correct if right else repr(float(correct) + 10 * tolerance + 1)
+        form.locator(".mfl-quiz-num input").fill(value)
+    form.locator('button[type="submit"]').click()
+
+
+# --- in the browser -------------------------------------------------------------
+
+
+# Each kind of page once: home, lesson overview and sections, a theory notebook, the
+# API reference, notation, references. (tests/test_browser.py opens every page of
+# the site; here what differs is file://, and the link test below covers every page.)
+SAMPLE = [
+    "index.html",
+    "embedding-space-math/index.html",
+    ESM,
+    "embedding-space-math/theory.html",
+    PE,
+    "positional-encodings/alibi.html",
+    "notation.html",
+    "kernel-checks.html",
+    "reference/rope.html",
+    "references.html",
+]
+
+
+@pytest.mark.browser
+def test_pages_typeset_their_math_and_load_their_figures(tab, offline):
+    figures = 0
+    for path in SAMPLE:
+        tab.goto(tab.root + path)
+        try:
+            tab.wait_for_function(TYPESET, timeout=5_000)
+        except Exception:  # the assertion below names the page
+            pass
+        assert tab.evaluate(TYPESET), f"{path}: formulas left untypeset"
+        assert tab.evaluate(RAW_TEX) == [], f"{path}: raw TeX left"
+        tab.wait_for_load_state("load")
+        assert tab.evaluate(BROKEN_IMAGES) == [], f"{path}: images failed to load"
+        figures += tab.locator("article img[src$='.svg']").count()
+    assert figures >= 5
+    tab.check()
+
+
+@pytest.mark.browser
+def test_search_works_from_a_file(device_tab):
+    tab = device_tab
+    open_page(tab, "index.html")
+    tab.keyboard.press("/")  # Material's shortcut opens and focuses the search box
+    box = tab.locator("input.md-search__input")
+    expect(box).to_be_focused()
+    for query, page in [("cosine similarity", ESM), ("RoPE", PE)]:
+        box.fill("")
+        # typed: Material searches on keyup (fill() would go unseen, the index being ready)
+        box.press_sequentially(query)
+        hit = tab.locator(f'a.md-search-result__link[href*="{page}"]').filter(visible=True)
+        expect(hit.first).to_be_visible(timeout=15_000)
+    hit.first.click()
+    tab.wait_for_url(f"**/{PE}*")
+    tab.wait_for_function(TYPESET)
+    tab.check()
+
+
+@pytest.mark.browser
+def test_a_lesson_page_works_from_a_file(device_tab):
+    """Math, figures, the palette, a graded question, notes kept across a reload."""
+    tab = device_tab
+    open_page(tab, ESM)
+    dark = tab.evaluate("matchMedia('(prefers-color-scheme: dark)').matches")
+    scheme = tab.evaluate("document.body.getAttribute('data-md-color-scheme')")
+    assert scheme == ("slate" if dark else "default")
+    assert tab.evaluate(RAW_TEX) == []
+    tab.wait_for_load_state("load")
+    assert tab.locator("article img[src$='.svg']").count() >= 2
+    assert tab.evaluate(BROKEN_IMAGES) == []
+    # no instant navigation here: a link opens the next page as a file
+    assert "navigation.instant" not in tab.evaluate(
+        "JSON.parse(document.getElementById('__config').textContent).features"
+    )
+    form = tab.locator('form.mfl-quiz-q[data-type="numeric"]').first
+    answer(form, right=True)
+    assert form.locator(".mfl-quiz-feedback").inner_text().startswith("✓ Correct")
+    assert "1 of" in tab.locator(".mfl-quiz-score").inner_text()
+    tab.locator(".mfl-notes > summary").click()
+    note = "Offline note: cosine ignores length."
+    tab.locator("#mfl-note-text").fill(note)
+    tab.wait_for_function(
+        "() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')"
+    )
+    tab.reload()
+    open_page(tab, ESM)
+    assert tab.locator("#mfl-note-text").input_value() == note
+    assert form.locator(".mfl-quiz-feedback").inner_text().startswith("✓ Correct")
+    tab.check()
+
+
+@pytest.mark.browser
+def test_notes_import_accepts_the_copys_own_pages(tab, tmp_path):
+    """Offline page keys end in .html; an imported note for one is stored, not skipped."""
+    open_page(tab, ESM)
+    tab.locator(".mfl-notes > summary").click()
+    upload = tmp_path / "notes.md"
+    upload.write_text(
+        "# 1. Intuition\n<!-- mfl-page: embedding-space-math/intuition.html -->\n\nimported\n"
+        "# Gone\n<!-- mfl-page: embedding-space-math/no-such-page.html -->\n\nstale\n",
+        encoding="utf-8",
+    )
+    tab.locator(".mfl-notes-file").set_input_files(str(upload))
+    status = tab.locator(".mfl-notes-status")
+    expect(status).to_contain_text("Imported notes for 1 page")
+    assert "1 note was skipped" in status.inner_text()
+    open_page(tab, "embedding-space-math/intuition.html")
+    assert tab.locator("#mfl-note-text").input_value() == "imported"
+    tab.check()
+
+
+@pytest.mark.browser
+@pytest.mark.parametrize("device", [0, 3], ids=[DEVICE_IDS[0], DEVICE_IDS[3]])
+def test_practice_shows_questions_from_both_lessons(browser, offline, device):
+    tab = new_tab(browser, offline, *DEVICES[device])
+    wrong = {}
+    for path in (ESM, PE):
+        open_page(tab, path)
+        form = tab.locator('form.mfl-quiz-q[data-type="choice"]').first
+        answer(form, right=False)
+        wrong[path] = form.get_attribute("data-qid")
+    open_page(tab, "practice.html")
+    assert tab.locator(".mfl-practice-status").inner_text().startswith("2 questions to ")
+    for path, qid in wrong.items():
+        card = tab.locator(f'.mfl-practice-item[data-page="{path}"][data-qid="{qid}"]')
+        expect(card.locator("form.mfl-quiz-q")).to_be_visible()
+        assert (
+            card.locator(".mfl-practice-from a").evaluate("a => a.href").startswith(tab.root + path)
+        )
+    tab.wait_for_function(TYPESET)
+    assert tab.evaluate(RAW_TEX) == []
+    retry = tab.locator(f'.mfl-practice-item[data-qid="{wrong[PE]}"] form.mfl-quiz-q')
+    answer(retry, right=True)
+    assert "Removed from your practice queue" in retry.locator(".mfl-quiz-feedback").inner_text()
+    assert tab.locator(".mfl-practice-status").inner_text().startswith("1 question to ")
+    tab.check()
+    tab.context.close()
+
+
+# --- without a browser -----------------------------------------------------------
+
+
+def test_the_zip_is_deterministic(offline_zip, offline, load, tmp_path):
+    """Zipping the unzipped copy again gives the same bytes: sorted, fixed times and modes."""
+    again = load("bench/offline.py").zip_site(offline, tmp_path / "again.zip")
+    assert again.read_bytes() == offline_zip.read_bytes()
+    with zipfile.ZipFile(offline_zip) as archive:
+        names = archive.namelist()
+    assert names == sorted(names, key=lambda n: Path(n).parts)
+    assert all(n.startswith("math-for-llms-offline/") for n in names)
+    assert "math-for-llms-offline/assets/javascripts/iframe-worker.js" in names
+    assert "math-for-llms-offline/search/search_index.js" in names
+
+
+class Links(HTMLParser):
+    """Every href and src in a page, and which of them the browser fetches as it loads."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.urls: list[str] = []
+        self.fetched: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        a = dict(attrs)
+        self.urls += [v for k, v in attrs if k in ("href", "src") and v]
+        if tag in ("script", "img", "iframe", "source") and a.get("src"):
+            self.fetched.append(a["src"])
+        if tag == "link" and a.get("href") and a.get("rel") not in ("canonical", "alternate"):
+            self.fetched.append(a["href"])
+
+
+def test_every_local_link_and_asset_is_a_file_in_the_copy(offline):
+    """From file:// a link to a folder shows a directory listing, and a missing file nothing;
+    a script or stylesheet from another host (say the offline plugin's CDN shim) is never loaded."""
+    missing, remote = [], []
+    for page in sorted(offline.rglob("*.html")):
+        links = Links()
+        links.feed(page.read_text(encoding="utf-8"))
+        where = page.relative_to(offline)
+        remote += [f"{where}: {url}" for url in links.fetched if urlparse(url).netloc]
+        for url in links.urls:
+            parsed = urlparse(url)
+            if parsed.scheme or parsed.netloc or not parsed.path:
+                continue  # a link to another site
+            if not (page.parent / unquote(parsed.path)).resolve().is_file():
+                missing.append(f"{where}: {url}")
+    assert not missing, "\n".join(missing[:20])
+    assert not remote, "\n".join(remote[:20])
+
+
+def test_the_offline_config_repeats_the_sites_plugins_and_hooks():
+    """MkDocs replaces lists on INHERIT: the offline config must add to mkdocs.yml's, not drift."""
+    with open(ROOT / "mkdocs.yml", "rb") as f:
+        site = yaml_load(f)
+    with open(ROOT / "mkdocs.offline.yml", "rb") as f:
+        offline = yaml_load(f)
+    assert offline["plugins"] == [*site["plugins"], "offline"]
+    assert offline["hooks"] == [*site["hooks"], "hooks/offline.py"]
+    changed = {k for k in offline.keys() | site.keys() if offline.get(k) != site.get(k)}
+    assert changed == {"plugins", "hooks", "site_dir"}
