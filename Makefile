@@ -80,7 +80,7 @@ bench: install
 # The kernel as a package: its sdist and wheel in dist/ (bench/dist.py builds the
 # wheel from the sdist, offline); .github/workflows/release.yml publishes them.
 dist: install
-	rm -rf dist
+	rm -f dist/*.whl dist/*.tar.gz
 	$(BIN)/python bench/dist.py dist
 
 # The offline copy: the site built for file:// (mkdocs.offline.yml, into
@@ -99,7 +99,7 @@ test-offline: offline
 install-latest:
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade -e ".[test,docs,dev]"
-	$(NPM) install --no-save --no-audit --no-fund katex@latest axe-core@latest
+	$(NPM) install --no-save --no-audit --no-fund katex@latest axe-core@latest iframe-worker@latest
 
 # Mutation testing: do the page examples bite? cosmic-ray mutates the kernel
 # (mutation.toml) and runs `pytest docs` alone per mutant, then prints the kill
@@ -122,4 +122,4 @@ lock:
 	$(NPM) install --package-lock-only --no-audit --no-fund
 
 clean:
-	rm -rf site .cache dist
+	rm -rf site site-offline .cache dist
