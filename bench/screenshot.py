@@ -123,6 +123,21 @@ def take(
             browser.close()
 
 
+def answer_question(form, right: bool) -> str:
+    """Answer a skill-check question (a Playwright locator for its form), right or
+    wrong on purpose, submit it, and return the value given (the tests use it too)."""
+    kind, correct = form.get_attribute("data-type"), form.get_attribute("data-answer")
+    if kind == "choice":
+        value = correct if right else ("1" if correct == "0" else "0")
+        form.locator(f'input[value="{value}"]').check()
+    else:
+        tolerance = float(form.get_attribute("data-tolerance"))
+        value = correct if right else repr(float(correct) + 10 * tolerance + 1)
+        form.locator(".mfl-quiz-num input").fill(value)
+    form.locator('button[type="submit"]').click()
+    return value
+
+
 def open_page(browser, base: str, page_path: str, scheme: str, width: int, height: int):
     """A new context that may only reach ``base``, showing ``page_path`` with its math typeset.
 
@@ -166,15 +181,8 @@ def shoot(
             )
         if answer:
             forms = page.locator("form.mfl-quiz-q")
-            for i in range(min(2, forms.count())):
-                form = forms.nth(i)
-                kind, right = form.get_attribute("data-type"), form.get_attribute("data-answer")
-                if kind == "choice":  # the first one wrong, to show both outcomes
-                    wrong = "1" if right == "0" else "0"
-                    form.locator(f'input[value="{wrong if i == 0 else right}"]').check()
-                else:
-                    form.locator(".mfl-quiz-num input").fill(right)
-                form.locator('button[type="submit"]').click()
+            for i in range(min(2, forms.count())):  # the first one wrong, to show both outcomes
+                answer_question(forms.nth(i), right=i > 0)
         if scroll_to:
             page.evaluate(
                 "sel => window.scrollTo(0, document.querySelector(sel).getBoundingClientRect().top + window.scrollY - 70)",

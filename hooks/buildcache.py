@@ -195,3 +195,16 @@ def save_memos() -> None:
     for opened in _OPEN.values():
         opened.save()
     _OPEN.clear()
+
+
+class WarningCount(logging.Handler):
+    """Counts the warnings logged while it is attached: a result made with one
+    is not stored (``Memo.forget``), so that the next build warns again and
+    ``--strict`` still fails on it."""
+
+    def __init__(self) -> None:
+        super().__init__(logging.WARNING)
+        self.count = 0
+
+    def emit(self, record: logging.LogRecord) -> None:
+        self.count += 1

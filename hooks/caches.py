@@ -108,15 +108,6 @@ API_BLOCK = re.compile(r"^:::", re.M)
 _PAGE_INPUTS: list[str] = []  # this build's digest of what every page's HTML depends on
 
 
-class _Warnings(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1
-
-
 def _toc_tokens(items) -> list[dict]:
     return [
         {"level": i.level, "id": i.id, "name": i.title, "children": _toc_tokens(i.children)}
@@ -140,7 +131,7 @@ def _render_cached(page, render, config, files) -> None:
             anchors.append([identifier, anchor, title, primary])
             return register(page_, identifier, anchor, title=title, primary=primary)
 
-        warned = _Warnings()
+        warned = buildcache.WarningCount()
         logging.getLogger("mkdocs").addHandler(warned)
         if autorefs:
             autorefs.register_anchor = recording

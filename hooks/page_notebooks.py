@@ -586,7 +586,7 @@ def on_files(files: Files, config) -> Files:
         if files.get_file_from_path(uri) is not None:
             raise PluginError(f"{uri}: a file of that name would hide {file.src_uri}'s notebook")
         key = buildcache.digest([shared, file.src_uri, file.content_bytes])
-        warned = _WarningCount()
+        warned = buildcache.WarningCount()
         log.addHandler(warned)
         try:
             content = notebooks.get(
@@ -611,12 +611,3 @@ def on_files(files: Files, config) -> Files:
         if content:
             files.append(File.generated(config, uri, content=content))
     return files
-
-
-class _WarningCount(logging.Handler):
-    def __init__(self) -> None:
-        super().__init__(logging.WARNING)
-        self.count = 0
-
-    def emit(self, record: logging.LogRecord) -> None:
-        self.count += 1

@@ -60,6 +60,24 @@ def load_file(relative: str):
 
 
 @pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium driven by Playwright, with the loopback-only flags of
+    bench/screenshot.py. Skips locally without /usr/bin/chromium; fails in CI."""
+    shot = load_file("bench/screenshot.py")
+    if not shot.CHROMIUM.exists():
+        message = f"{shot.CHROMIUM} not found (apt-get install chromium)"
+        if os.environ.get("CI"):
+            pytest.fail(message)
+        pytest.skip(message)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        browser = shot.launch(p)
+        yield browser
+        browser.close()
+
+
+@pytest.fixture(scope="session")
 def load():
     """``load("hooks/search.py")``: the module, as ``load_file`` imports it."""
     return load_file

@@ -22,7 +22,6 @@ from __future__ import annotations
 import html as html_lib
 import importlib.util
 import json
-import os
 import re
 from pathlib import Path
 from urllib.parse import urlparse
@@ -47,21 +46,6 @@ pytestmark = pytest.mark.browser
 def base_url(site_dir):
     with shot.serve(site_dir) as url:
         yield url
-
-
-@pytest.fixture(scope="session")
-def browser():
-    if not shot.CHROMIUM.exists():
-        message = f"{shot.CHROMIUM} not found (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = shot.launch(p)
-        yield browser
-        browser.close()
 
 
 class Watch:
@@ -238,17 +222,7 @@ def first_question(page, kind: str):
     return form
 
 
-def answer(form, right: bool) -> str:
-    kind, correct = form.get_attribute("data-type"), form.get_attribute("data-answer")
-    if kind == "choice":
-        value = correct if right else ("1" if correct == "0" else "0")
-        form.locator(f'input[value="{value}"]').check()
-    else:
-        tol = float(form.get_attribute("data-tolerance"))
-        value = correct if right else repr(float(correct) + 10 * tol + 1)
-        form.locator(".mfl-quiz-num input").fill(value)
-    form.locator('button[type="submit"]').click()
-    return value
+answer = shot.answer_question
 
 
 def test_answering_updates_the_score_and_it_survives_a_reload(tab):

@@ -291,19 +291,16 @@ def test_a_page_is_rendered_once_then_restored_whole_with_its_anchors(caches):
     assert edited.renders == 1
 
 
-def test_a_page_that_warns_is_rendered_every_build(caches):
+@pytest.mark.parametrize(
+    ("markdown", "warn"),
+    [("Title", True), ("::: llmmath.rope", False)],
+    ids=["a page that warns", "an API page"],
+)
+def test_some_pages_are_rendered_every_build(caches, markdown, warn):
+    """A warning must come again (``--strict``); an API page renders from the kernel's source."""
     autorefs = _Autorefs()
     for _ in range(2):
         buildcache._OPEN.clear()
-        page = _Page("Title", autorefs, warn=True)
-        _render_page(caches, page, autorefs)
-        assert page.renders == 1
-
-
-def test_an_api_page_is_always_rendered(caches):
-    autorefs = _Autorefs()
-    for _ in range(2):
-        buildcache._OPEN.clear()
-        page = _Page("::: llmmath.rope", autorefs)
+        page = _Page(markdown, autorefs, warn=warn)
         _render_page(caches, page, autorefs)
         assert page.renders == 1

@@ -74,22 +74,6 @@ def offline(offline_zip, tmp_path_factory, load) -> Path:
     return out / load("bench/offline.py").FOLDER
 
 
-@pytest.fixture(scope="session")
-def browser(load):
-    shot = load("bench/screenshot.py")
-    if not shot.CHROMIUM.exists():
-        message = f"{shot.CHROMIUM} not found (apt-get install chromium)"
-        if os.environ.get("CI"):
-            pytest.fail(message)
-        pytest.skip(message)
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as p:
-        browser = shot.launch(p)
-        yield browser
-        browser.close()
-
-
 def new_tab(browser, root: Path, viewport=DESKTOP, scheme="light"):
     """A fresh context (empty localStorage) and page; ``page.check()`` asserts nothing went wrong."""
     context = browser.new_context(viewport=viewport, color_scheme=scheme, accept_downloads=True)
@@ -144,16 +128,10 @@ def tab(browser, offline):
     page.context.close()
 
 
-def answer(form, right: bool) -> None:
-    kind, correct = form.get_attribute("data-type"), form.get_attribute("data-answer")
-    if kind == "choice":
-        value = correct if right else ("1" if correct == "0" else "0")
-        form.locator(f'input[value="{value}"]').check()
-    else:
-        tolerance = float(form.get_attribute("data-tolerance"))
-        value = correct if right else repr(float(correct) + 10 * tolerance + 1)
-        form.locator(".mfl-quiz-num input").fill(value)
-    form.locator('button[type="submit"]').click()
+@pytest.fixture(scope="session")
+def answer(load):
+    """Answer a skill-check question right or wrong (bench/screenshot.py)."""
+    return load("bench/screenshot.py").answer_question
 
 
 # --- in the browser -------------------------------------------------------------
@@ -214,7 +192,7 @@ def test_search_works_from_a_file(device_tab):
 
 
 @pytest.mark.browser
-def test_a_lesson_page_works_from_a_file(device_tab):
+def test_a_lesson_page_works_from_a_file(device_tab, answer):
     """Math, figures, the palette, a graded question, notes kept across a reload."""
     tab = device_tab
     open_page(tab, ESM)
@@ -268,7 +246,7 @@ def test_notes_import_accepts_the_copys_own_pages(tab, tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("device", [0, 3], ids=[DEVICE_IDS[0], DEVICE_IDS[3]])
-def test_practice_shows_questions_from_both_lessons(browser, offline, device):
+def test_practice_shows_questions_from_both_lessons(browser, offline, device, answer):
     tab = new_tab(browser, offline, *DEVICES[device])
     wrong = {}
     for path in (ESM, PE):
