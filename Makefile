@@ -114,6 +114,17 @@ mutation: install
 screenshot: build
 	$(BIN)/python bench/screenshot.py
 
+# A PDF of each lesson and one of the course, in site/pdf/ (bench/pdf.py prints the
+# built site with Debian's chromium; the deploy publishes them with the site).
+# `make test-pdf` prints them again and checks them (tests/test_pdf.py, about two
+# minutes; not part of `make test`).
+.PHONY: pdf test-pdf
+pdf: build
+	$(BIN)/python bench/pdf.py
+
+test-pdf: build
+	MFL_PDF=1 $(BIN)/pytest tests/test_pdf.py
+
 # Re-pin every dependency (run after editing pyproject.toml or package.json).
 lock:
 	$(BIN)/uv pip compile pyproject.toml --all-extras --python-version 3.11 --generate-hashes -o requirements.lock

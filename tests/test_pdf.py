@@ -1,0 +1,181 @@
+"""The PDFs of ``make pdf`` (bench/pdf.py), printed from the built site.
+
+Printing both lessons and the course takes about two minutes, so only
+``make test-pdf`` (which sets ``MFL_PDF=1``) prints them, into a temporary
+folder, and checks: every page of a lesson is in its PDF, in nav order (its
+H1 as a bookmark and in the text); no TeX is left untypeset and KaTeX's fonts
+are embedded; every figure is drawn (an SVG figure is hundreds of curves, a
+page of text a few dozen) and the notebook's images are there; the reader's
+widgets, the skill-check answers and the code under the figures are not
+printed; no request left 127.0.0.1 while printing; each lesson PDF is within
+its budget. Without ``MFL_PDF`` only the check that each lesson's overview
+links its PDF runs.
+
+Without /usr/bin/chromium the printing tests skip locally and fail in CI (``CI`` set).
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+import sys
+from pathlib import Path
+from urllib.parse import urlparse
+
+import pytest
+from pypdf import PdfReader
+
+ROOT = Path(__file__).resolve().parent.parent
+FIGURE_CODE = re.compile(r"Code for this figure \(([\w.-]+\.py)\)")
+RAW_TEX = re.compile(r"\\[()\[\]]|\$\$|\\(?:frac|mathbf|mathrm|sqrt|sum|cdot|left|right|begin)\b")
+WIDGETS = ["Check answer", "Your notes on this page", "Export all notes", "min read", "Visited 0"]
+
+
+@pytest.fixture(scope="session")
+def pdf(load):
+    if str(ROOT / "bench") not in sys.path:
+        sys.path.append(str(ROOT / "bench"))  # bench/pdf.py imports bench/screenshot.py by name
+    return load("bench/pdf.py")
+
+
+@pytest.fixture(scope="session")
+def printed(pdf, site_dir, tmp_path_factory, request):
+    if not os.environ.get("MFL_PDF"):
+        pytest.skip("printing the PDFs takes two minutes: `make test-pdf` runs these")
+    browser = request.getfixturevalue("browser")  # skips or fails without chromium
+    out = tmp_path_factory.mktemp("pdf")
+    run = pdf.build(site_dir, out, browser, log=lambda line: None)
+    return out, run
+
+
+def lesson_docs(pdf):
+    return [doc for doc in pdf.documents(pdf.read_config()) if doc.title]
+
+
+def h1(site_dir: Path, url: str) -> str:
+    page = (site_dir / url / "index.html").read_text(encoding="utf-8")
+    heading = re.search(r"<h1[^>]*>(.*?)</h1>", page, re.S)[1]
+    heading = re.sub(r"<a [^>]*>.*?</a>", "", heading)  # the permalink
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", "", heading)).split())
+
+
+class Printed:
+    """A lesson's PDF, with the text of each page (extracting it takes a while)."""
+
+    def __init__(self, doc, path: Path) -> None:
+        self.doc, self.reader = doc, PdfReader(path)
+        self.texts = [" ".join(page.extract_text().split()) for page in self.reader.pages]
+        self.start = self.reader.page_labels.index("1")  # after the cover and contents
+
+    @property
+    def body(self) -> str:
+        return " ".join(self.texts[self.start :])
+
+
+@pytest.fixture(scope="session")
+def lessons(pdf, printed) -> list[Printed]:
+    out, _ = printed
+    return [Printed(doc, out / doc.file) for doc in lesson_docs(pdf)]
+
+
+def test_each_lesson_overview_links_its_pdf(pdf, site_dir):
+    config = pdf.read_config()
+    for doc in lesson_docs(pdf):
+        page = (site_dir / doc.urls[0] / "index.html").read_text(encoding="utf-8")
+        assert f'href="{config["site_url"]}pdf/{doc.file}"' in page, doc.urls[0]
+
+
+def test_every_page_of_a_lesson_is_printed_in_nav_order(lessons, site_dir):
+    for lesson in lessons:
+        titles = [h1(site_dir, url) for url in lesson.doc.urls]
+        top = [item.title for item in lesson.reader.outline if not isinstance(item, list)]
+        assert top == ["Contents", *titles], lesson.doc.file
+        text, at = lesson.body, 0
+        for title in titles:
+            found = text.find(title, at)
+            assert found >= 0, f"{lesson.doc.file}: {title!r} missing or out of order"
+            at = found + len(title)
+
+
+def test_the_math_is_typeset(lessons):
+    for lesson in lessons:
+        raw = RAW_TEX.findall(lesson.body)
+        assert not raw, f"{lesson.doc.file}: TeX left in the text: {raw[:10]}"
+        fonts = {
+            str(font.get_object()["/BaseFont"])
+            for page in lesson.reader.pages
+            for font in page["/Resources"].get("/Font", {}).values()
+        }
+        assert any("KaTeX_Main" in font for font in fonts), f"{lesson.doc.file}: {sorted(fonts)}"
+
+
+def curves(page) -> int:
+    return page.get_contents().get_data().count(b" c\n")
+
+
+def images(reader: PdfReader, pages: range) -> int:
+    seen = set()
+
+    def count(resources) -> int:
+        found = 0
+        for ref in (resources or {}).get("/XObject", {}).values():
+            if ref.idnum not in seen:
+                seen.add(ref.idnum)
+                xobject = ref.get_object()
+                found += (xobject["/Subtype"] == "/Image") + count(xobject.get("/Resources"))
+        return found
+
+    return sum(count(reader.pages[i].get("/Resources")) for i in pages)
+
+
+def test_every_figure_is_drawn(lessons, site_dir):
+    """An SVG figure prints as vectors: its labels alone are hundreds of curves (over
+    1,300 on every figure's page), where a page of text and math has a few dozen at
+    most. Each figure is just above the summary line of its code, or on the page before."""
+    for lesson in lessons:
+        doc, reader, pages = lesson.doc, lesson.reader, lesson.texts
+        drawn = {}
+        for i in range(lesson.start, len(pages)):
+            for script in FIGURE_CODE.findall(pages[i]):
+                drawn[script] = max(curves(reader.pages[i]), curves(reader.pages[i - 1]))
+        scripts = sorted(p.name for p in (ROOT / "docs" / doc.urls[0] / "figures").glob("*.py"))
+        assert sorted(drawn) == scripts, doc.file
+        faint = {script: n for script, n in drawn.items() if n < 500}
+        assert not faint, f"{doc.file}: figures without their drawing: {faint}"
+        # the theory notebook (the lesson's last page) shows its plots as images
+        notebook = h1(site_dir, doc.urls[-1])
+        first = next(i for i in range(lesson.start, len(pages)) if notebook in pages[i])
+        built = (site_dir / doc.urls[-1] / "index.html").read_text(encoding="utf-8")
+        expected = built.count('<img alt="')
+        assert expected and images(reader, range(first, len(pages))) >= expected, doc.file
+
+
+def test_widgets_answers_and_figure_code_are_not_printed(lessons):
+    for lesson in lessons:
+        text, name = lesson.body, lesson.doc.file
+        assert "Question 1 of" in text, name
+        printed = [widget for widget in WIDGETS if widget in text]
+        assert not printed, f"{name}: {printed}"
+        assert "Review: " not in text, f"{name}: a skill-check answer is printed"
+        code = [s for s in FIGURE_CODE.findall(text) if f"figures/{s}" in text]
+        assert not code, f"{name}: figure code printed: {code}"
+
+
+def test_no_request_left_loopback_while_printing(printed):
+    _, run = printed
+    assert run.requests
+    offsite = [url for url in run.requests if urlparse(url).hostname != "127.0.0.1"]
+    assert not offsite, offsite
+
+
+def test_each_lesson_pdf_is_within_budget(pdf, printed):
+    out, run = printed
+    assert sorted(p.name for p in run.files) == sorted(
+        doc.file for doc in pdf.documents(pdf.read_config())
+    )
+    sizes = {doc.file: (out / doc.file).stat().st_size for doc in lesson_docs(pdf)}
+    over = {
+        file: f"{size / 1024 / 1024:.2f} MB" for file, size in sizes.items() if size > pdf.BUDGET
+    }
+    assert not over, f"over the {pdf.BUDGET // 1024 // 1024} MB budget: {over}"
