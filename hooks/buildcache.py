@@ -153,6 +153,11 @@ class Memo:
             self.used[key] = self.stored[key] if key in self.stored else produce()
         return self.used[key]
 
+    def keep(self, key: str) -> None:
+        """Count ``key`` as used by this build without asking for it (a stored page used it)."""
+        if self.active and key in self.stored:
+            self.used.setdefault(key, self.stored[key])
+
     def forget(self, key: str) -> None:
         """Keep nothing for ``key``: this build's result is not to be reused."""
         self.used.pop(key, None)

@@ -61,7 +61,13 @@ def cached_highlight(code, lexer, formatter, outfile=None):
         return pygments.highlight(code, lexer, formatter, outfile)
     # Pygments' and pymdownx's versions are covered by the memo itself.
     key = buildcache.digest([_describe(lexer), _describe(formatter), code])
+    _HIGHLIGHTED.append(key)
     return buildcache.memo("highlight").get(key, lambda: pygments.highlight(code, lexer, formatter))
+
+
+# The highlight keys of the page being rendered: a page restored from the page
+# cache (below) is not highlighted again, and its entries must stay in the memo.
+_HIGHLIGHTED: list[str] = []
 
 
 def _cache_signature_formatting() -> None:
@@ -132,6 +138,7 @@ def _render_cached(page, render, config, files) -> None:
             return register(page_, identifier, anchor, title=title, primary=primary)
 
         warned = buildcache.WarningCount()
+        _HIGHLIGHTED.clear()
         logging.getLogger("mkdocs").addHandler(warned)
         if autorefs:
             autorefs.register_anchor = recording
@@ -153,6 +160,7 @@ def _render_cached(page, render, config, files) -> None:
             if links is None
             else {f.src_uri: anchors_ for f, anchors_ in links.items()},
             "autorefs": anchors,
+            "highlights": sorted(set(_HIGHLIGHTED)),
         }
         pages.get(key, lambda: json.dumps(result, sort_keys=True))
         return None
@@ -166,6 +174,9 @@ def _render_cached(page, render, config, files) -> None:
             files.get_file_from_path(uri): anchors_
             for uri, anchors_ in result["links_to_anchors"].items()
         }
+    highlights = buildcache.memo("highlight")
+    for key in result["highlights"]:
+        highlights.keep(key)
     for identifier, anchor, title, primary in result["autorefs"]:
         autorefs.register_anchor(page, identifier, anchor, title=title, primary=primary)
     return None
