@@ -213,3 +213,14 @@ class WarningCount(logging.Handler):
 
     def emit(self, record: logging.LogRecord) -> None:
         self.count += 1
+
+
+def site_files(files) -> str:
+    """Every file the build includes, with its address, as text for a cache key.
+
+    Excluded files (``docs/.ruff_cache``, which ``make lint`` writes) are left
+    out: they are not served, and would change the key between two builds.
+    """
+    return json.dumps(
+        sorted((f.src_uri, f.url, f.inclusion.name) for f in files if not f.inclusion.is_excluded())
+    )

@@ -111,7 +111,7 @@ def _cache_templates(env: Environment, name: str) -> None:
 # A page whose Markdown holds a mkdocstrings block (``::: llmmath.x``) renders
 # from the kernel's source, which its Markdown does not show: always rendered.
 API_BLOCK = re.compile(r"^:::", re.M)
-_PAGE_INPUTS: list[str] = []  # this build's digest of what every page's HTML depends on
+_PAGE_INPUTS = ""  # this build's digest of what every page's HTML depends on (on_files)
 
 
 def _toc_tokens(items) -> list[dict]:
@@ -121,50 +121,43 @@ def _toc_tokens(items) -> list[dict]:
     ]
 
 
-def _render_cached(page, render, config, files) -> None:
-    """``page.render(config, files)``, or its stored result for the same inputs."""
-    if API_BLOCK.search(page.markdown):
-        return render(config, files)
-    pages = buildcache.memo("pages")
-    key = buildcache.digest([_PAGE_INPUTS[0], page.file.src_uri, page.url, page.markdown])
-    autorefs = config.plugins.get("autorefs")
-    stored = pages.stored.get(key) if pages.active else None
-    if stored is None:
-        anchors: list[list] = []  # what autorefs' scanners register while the page renders
-        register = autorefs.register_anchor if autorefs else None
+def _render_recorded(page, render, config, files, autorefs) -> tuple[dict, int]:
+    """Render ``page``; return what the page cache stores, and the warnings logged."""
+    anchors: list[list] = []  # what autorefs' scanners register while the page renders
+    register = autorefs.register_anchor if autorefs else None
 
-        def recording(page_, identifier, anchor=None, *, title=None, primary=True):
-            anchors.append([identifier, anchor, title, primary])
-            return register(page_, identifier, anchor, title=title, primary=primary)
+    def recording(page_, identifier, anchor=None, *, title=None, primary=True):
+        anchors.append([identifier, anchor, title, primary])
+        return register(page_, identifier, anchor, title=title, primary=primary)
 
-        warned = buildcache.WarningCount()
-        _HIGHLIGHTED.clear()
-        logging.getLogger("mkdocs").addHandler(warned)
+    warned = buildcache.WarningCount()
+    _HIGHLIGHTED.clear()
+    logging.getLogger("mkdocs").addHandler(warned)
+    if autorefs:
+        autorefs.register_anchor = recording
+    try:
+        render(config, files)
+    finally:
+        logging.getLogger("mkdocs").removeHandler(warned)
         if autorefs:
-            autorefs.register_anchor = recording
-        try:
-            render(config, files)
-        finally:
-            logging.getLogger("mkdocs").removeHandler(warned)
-            if autorefs:
-                del autorefs.register_anchor  # the class's method again
-        if warned.count:  # a page that warns is rendered (and warns) every build
-            return None
-        links = getattr(page, "links_to_anchors", None)
-        result = {
-            "content": page.content,
-            "toc": _toc_tokens(page.toc.items),
-            "title": page._title_from_render,
-            "present_anchor_ids": sorted(page.present_anchor_ids or ()),
-            "links_to_anchors": None
-            if links is None
-            else {f.src_uri: anchors_ for f, anchors_ in links.items()},
-            "autorefs": anchors,
-            "highlights": sorted(set(_HIGHLIGHTED)),
-        }
-        pages.get(key, lambda: json.dumps(result, sort_keys=True))
-        return None
-    result = json.loads(pages.get(key, lambda: stored))
+            del autorefs.register_anchor  # the class's method again
+    links = getattr(page, "links_to_anchors", None)
+    result = {
+        "content": page.content,
+        "toc": _toc_tokens(page.toc.items),
+        "title": page._title_from_render,
+        "present_anchor_ids": sorted(page.present_anchor_ids or ()),
+        "links_to_anchors": None
+        if links is None
+        else {f.src_uri: anchors_ for f, anchors_ in links.items()},
+        "autorefs": anchors,
+        "highlights": sorted(set(_HIGHLIGHTED)),
+    }
+    return result, warned.count
+
+
+def _restore(page, result: dict, files, autorefs) -> None:
+    """Set on ``page`` what its render set, and register what the render registered."""
     page.content = result["content"]
     page.toc = get_toc(result["toc"])
     page._title_from_render = result["title"]
@@ -179,10 +172,33 @@ def _render_cached(page, render, config, files) -> None:
         highlights.keep(key)
     for identifier, anchor, title, primary in result["autorefs"]:
         autorefs.register_anchor(page, identifier, anchor, title=title, primary=primary)
+
+
+def _render_cached(page, render, config, files) -> None:
+    """``page.render(config, files)``, or its stored result for the same inputs."""
+    if API_BLOCK.search(page.markdown):
+        return render(config, files)
+    pages = buildcache.memo("pages")
+    key = buildcache.digest([_PAGE_INPUTS, page.file.src_uri, page.url, page.markdown])
+    autorefs = config.plugins.get("autorefs")
+    rendered, warnings = False, 0
+
+    def produce() -> str:
+        nonlocal rendered, warnings
+        result, warnings = _render_recorded(page, render, config, files, autorefs)
+        rendered = True
+        return json.dumps(result, sort_keys=True)
+
+    stored = pages.get(key, produce)
+    if warnings:  # a page that warns is rendered (and warns) every build
+        pages.forget(key)
+    if not rendered:
+        _restore(page, json.loads(stored), files, autorefs)
     return None
 
 
 def on_files(files, config):
+    global _PAGE_INPUTS
     # What any page's HTML depends on besides its own Markdown, address and the
     # installed packages (the memo's own key): mkdocs.yml (the Markdown
     # extensions, their options, link validation), the extensions that plugins
@@ -194,23 +210,15 @@ def on_files(files, config):
         for e in config["markdown_extensions"]
     ]
     snippets = config["mdx_configs"].get("pymdownx.snippets", {}).get("auto_append", [])
-    _PAGE_INPUTS[:] = [
-        buildcache.digest(
-            [
-                Path(__file__).read_bytes(),
-                Path(config.config_file_path).read_bytes(),
-                json.dumps(extensions),
-                json.dumps(
-                    sorted(
-                        (f.src_uri, f.url, f.inclusion.name)
-                        for f in files
-                        if not f.inclusion.is_excluded()  # e.g. docs/.ruff_cache, made by `make lint`
-                    )
-                ),
-                *((ROOT / name).read_bytes() for name in snippets),
-            ]
-        )
-    ]
+    _PAGE_INPUTS = buildcache.digest(
+        [
+            Path(__file__).read_bytes(),
+            Path(config.config_file_path).read_bytes(),
+            json.dumps(extensions),
+            buildcache.site_files(files),
+            *((ROOT / name).read_bytes() for name in snippets),
+        ]
+    )
     return files
 
 

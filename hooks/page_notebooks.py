@@ -571,7 +571,7 @@ def on_files(files: Files, config) -> Files:
         [
             *SOURCES,
             site.url,
-            json.dumps(sorted((f.src_uri, f.url) for f in files if not f.inclusion.is_excluded())),
+            buildcache.site_files(files),
             json.dumps(labels, sort_keys=True),
             name,
             version,

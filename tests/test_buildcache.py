@@ -268,7 +268,7 @@ class _Page:
 
 def _render_page(caches, page, autorefs):
     config = SimpleNamespace(plugins={"autorefs": autorefs})
-    caches._PAGE_INPUTS[:] = ["site"]
+    caches._PAGE_INPUTS = "site"
     caches.on_pre_page(page, config, None)
     page.render(config, None)
     caches.on_post_build(None)
