@@ -9,9 +9,9 @@ References
 - Pennington, Socher & Manning, "GloVe: Global Vectors for Word Representation",
   EMNLP 2014 (no arXiv id; ACL Anthology D14-1162); reference: ``glove.c``
   (which adds a factor 1/2 to the cost; the contract here follows the paper).
-- ``softmax``, ``log_softmax`` and ``cross_entropy`` match
-  ``torch.nn.functional.softmax``, ``log_softmax`` and ``cross_entropy``
-  (``reduction="mean"``).
+- ``cross_entropy`` matches ``torch.nn.functional.cross_entropy``
+  (``reduction="mean"``). ``softmax``, ``log_softmax`` and ``sigmoid`` moved to
+  ``llmmath.softmax`` and are still importable from here.
 """
 
 from __future__ import annotations
@@ -23,59 +23,8 @@ import numpy as np
 
 from llmmath import _validate
 
-
-def _masked_logits(z: Any, axis: int, func: str) -> np.ndarray:
-    """Logits that may be ``-inf`` (masked), with at least one finite entry per slice."""
-    z = _validate.float_array(z, "z", func, min_ndim=1, neg_inf=True)
-    if np.isneginf(z.max(axis=axis)).any():
-        raise ValueError(f"{func}: z has a slice along axis {axis} with every logit -inf")
-    return z
-
-
-def softmax(z: Any, axis: int = -1) -> np.ndarray:
-    """Softmax along ``axis``, stable for huge logits (the max is subtracted first).
-
-    z: (..., V) -> (..., V), each slice along ``axis`` sums to 1. ``-inf`` marks a masked
-    logit (weight 0); NaN, ``+inf`` or a slice with no finite logit raise ``ValueError``.
-
-    Examples
-    --------
-    >>> softmax([1000.0, 1000.0, -1000.0])
-    array([0.5, 0.5, 0. ])
-    """
-    z = _masked_logits(z, axis, "softmax")
-    e = np.exp(z - z.max(axis=axis, keepdims=True))
-    return e / e.sum(axis=axis, keepdims=True)
-
-
-def log_softmax(z: Any, axis: int = -1) -> np.ndarray:
-    """``log(softmax(z))`` computed as ``z - max - log Σ exp(z - max)``: finite at ±1e4.
-
-    z: (..., V) -> (..., V).
-
-    Examples
-    --------
-    >>> log_softmax([0.0, 1e4])
-    array([-10000.,      0.])
-    """
-    z = _masked_logits(z, axis, "log_softmax")
-    shifted = z - z.max(axis=axis, keepdims=True)
-    return shifted - np.log(np.exp(shifted).sum(axis=axis, keepdims=True))
-
-
-def sigmoid(x: Any) -> np.ndarray:
-    """Logistic function ``1 / (1 + exp(-x))`` without overflow for large ``|x|``.
-
-    x: any shape -> same shape.
-
-    Examples
-    --------
-    >>> sigmoid([-1000.0, 0.0, 1000.0])
-    array([0. , 0.5, 1. ])
-    """
-    x = _validate.float_array(x, "x", "sigmoid")
-    e = np.exp(-np.abs(x))  # never overflows
-    return np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
+# Moved to llmmath.softmax; re-exported so that old imports and page links keep working.
+from llmmath.softmax import log_softmax, sigmoid, softmax
 
 
 def _logits_and_targets(logits: Any, targets: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
