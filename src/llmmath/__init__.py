@@ -27,6 +27,14 @@ from .diagnostics import (
     remap_rows,
     row_drift,
 )
+from .efficient import (
+    attention_entropy,
+    attention_rollout,
+    blockwise_attention,
+    linear_attention,
+    online_softmax_stats,
+    sdpa_backward,
+)
 from .embeddings import lookup, one_hot, pad_ids, param_count, resize, tied_logits
 from .geometry import (
     all_but_the_top,
@@ -77,6 +85,7 @@ from .similarity import (
     similarity_matrix,
     top_k,
 )
+from .softmax import logsumexp, softmax_jacobian
 from .training import (
     cross_entropy,
     cross_entropy_grad,
@@ -102,6 +111,9 @@ __all__ = [
     "analogy",
     "anisotropy",
     "apply_rope",
+    "attention_entropy",
+    "attention_rollout",
+    "blockwise_attention",
     "causal_mask",
     "center",
     "cosine",
@@ -120,9 +132,11 @@ __all__ = [
     "hidden_grad",
     "interleaved_to_half",
     "interpolate_table",
+    "linear_attention",
     "linear_scaled_frequencies",
     "llama3_frequencies",
     "log_softmax",
+    "logsumexp",
     "longrope_attention_factor",
     "longrope_frequencies",
     "lookup",
@@ -134,6 +148,7 @@ __all__ = [
     "normalize",
     "ntk_scaled_base",
     "one_hot",
+    "online_softmax_stats",
     "outlier_rows",
     "output_row_grad",
     "packed_position_ids",
@@ -155,6 +170,7 @@ __all__ = [
     "rotate_pairs",
     "row_drift",
     "scaled_dot_product_attention",
+    "sdpa_backward",
     "sgns_loss",
     "shaw_attention",
     "sigmoid",
@@ -162,6 +178,7 @@ __all__ = [
     "sinusoidal",
     "sinusoidal_shift",
     "softmax",
+    "softmax_jacobian",
     "split_heads",
     "t5_bias",
     "t5_bucket",
