@@ -40,7 +40,8 @@ ROOT = Path(__file__).resolve().parent.parent
 BIN = Path(sys.executable).parent
 SITE = ROOT / "site"
 BUDGET = 300 * 1024  # bytes, gzipped, per lesson page on a first visit
-LESSONS = ("embedding-space-math", "positional-encodings")  # lesson folders (hooks/reader.py)
+# lesson folders (hooks/reader.py), in course order
+LESSONS = ("embedding-space-math", "attention-mechanism-math", "positional-encodings")
 FONTS = (".woff2", ".woff", ".ttf", ".otf", ".eot")
 SEARCH_INDEX = "search/search_index.json"
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)""")

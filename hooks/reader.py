@@ -1,7 +1,8 @@
 """Reading aids and the private-notes panel on every lesson page.
 
 A *lesson page* is any page in a top-level folder of ``docs/`` other than
-``reference/`` (today ``embedding-space-math/``; a new lesson folder gets
+``reference/`` (``embedding-space-math/``, ``attention-mechanism-math/``,
+``positional-encodings/``; a new lesson folder gets
 everything below without any work from its author). Home, References and
 Practice sit at the top level and are not lessons.
 
@@ -220,7 +221,7 @@ def page_notebook(page, files) -> Notebook | None:
     return Notebook(
         page=None,
         file=get_relative_url(notebook.url, page.url),
-        # both lessons have an exercises page: the lesson in the name keeps downloads apart
+        # every lesson has an exercises page: the lesson in the name keeps downloads apart
         name=uri.replace("/", "-"),
         size=len(notebook.content_bytes),
     )

@@ -10,7 +10,7 @@ as does a console error or an uncaught page error.
 Checked in the browser, in both palettes on a desktop and a phone: search,
 math typeset by KaTeX and figures loaded (on a page of each kind), a
 skill-check question graded, notes kept across a reload, the Practice page
-showing questions from both lessons. Without a browser: the zip is
+showing questions from two lessons. Without a browser: the zip is
 deterministic, every local link and asset on every page is a file in it, and
 ``mkdocs.offline.yml`` repeats ``mkdocs.yml``'s plugins and hooks.
 

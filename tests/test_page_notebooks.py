@@ -293,7 +293,7 @@ def test_each_page_with_examples_has_its_notebook_and_a_link_to_it(built):
         if page not in WITH_EXAMPLES:
             assert not notebook.exists()
             continue
-        name = f"{page.parent.name}-{notebook.name}"  # both lessons have exercises.ipynb
+        name = f"{page.parent.name}-{notebook.name}"  # every lesson has exercises.ipynb
         link = re.search(
             rf'<a href="\.\./{re.escape(notebook.name)}" download="{re.escape(name)}" '
             r'type="application/x-ipynb\+json">Download as notebook</a> \(\.ipynb, (\d+) KB',

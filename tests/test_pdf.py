@@ -1,6 +1,6 @@
 """The PDFs of ``make pdf`` (bench/pdf.py), printed from the built site.
 
-Printing both lessons and the course takes about two minutes, so only
+Printing the three lessons and the course takes about two minutes, so only
 ``make test-pdf`` (which sets ``MFL_PDF=1``) prints them, into a temporary
 folder, and checks: every page of a lesson is in its PDF, in nav order (its
 H1 as a bookmark and in the text); no TeX is left untypeset and KaTeX's fonts

@@ -246,3 +246,70 @@ def test_review_links_get_the_heading_title_and_unknown_anchors_fail():
     assert 'Review: <a href="#32-cosine">3.2 <em>Cosine</em></a>' in out
     with pytest.raises(PluginError, match="not a heading id on this page"):
         quiz.on_page_content(heading + link.format("33-missing"), page, None, None)
+
+
+# --- readers' stored data across a change of the nav -------------------------
+
+
+def _stored_keys(nav: list, reader) -> dict[str, set]:
+    """The keys reader.js stores a reader's data under, as a build with ``nav`` writes them.
+
+    Notes, visits and quiz records are keyed by the ``data-page`` of the page's
+    reader block (hooks/reader.py); answers and the practice queue by a
+    question's ``data-page`` and ``data-qid`` (hooks/quiz.py); the progress
+    tables read each row's ``data-page``. Run through the hooks themselves, on
+    every page of the real docs/ under the given nav.
+    """
+    from mkdocs.config import load_config
+    from mkdocs.structure.files import get_files
+    from mkdocs.structure.nav import get_navigation
+
+    config = load_config(str(ROOT / "mkdocs.yml"), nav=nav, plugins=[], hooks=[])
+    files = get_files(config)
+    site_nav = get_navigation(files, config)
+    quiz.on_pre_build(config)
+    quiz.on_files(files, config)
+    quiz.on_nav(site_nav, config, files)
+    keys: dict[str, set] = {"page": set(), "question": set(), "progress": set()}
+    for page in site_nav.pages:
+        markdown = quiz.on_page_markdown(page.file.content_string, page, config, files)
+        for form in quiz.FORM.finditer(markdown):
+            page_attr = re.search(r'data-page="([^"]*)"', form[0])[1]
+            keys["question"].add((page_attr, form["qid"]))
+        block = reader.on_page_content("<h1>T</h1>", page, config, None)
+        if reader.is_lesson(page):
+            keys["page"].add(re.search(r'class="mfl-reader" data-page="([^"]*)"', block)[1])
+    for lesson in {p.file.src_uri.split("/")[0] for p in site_nav.pages if reader.is_lesson(p)}:
+        table = quiz._progress_table(lesson, site_nav.pages[0])
+        keys["progress"] |= {
+            (lesson, *row)
+            for row in re.findall(r'<tr data-page="([^"]*)" data-total="(\d+)">', table)
+        }
+    quiz.on_pre_build(config)  # leave no build state behind
+    quiz.on_nav(None, config, files)
+    return keys
+
+
+def test_inserting_a_lesson_changes_no_key_a_reader_has_stored(load):
+    """Adding Attention Mechanism Math as the second lesson moved Positional
+    Encodings from second to third in the nav: every note, answer, visit and
+    practice entry stored before must be found under the same key after."""
+    import yaml
+
+    nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
+    inserted = "Attention Mechanism Math"
+    before = [e for e in nav if not (isinstance(e, dict) and inserted in e)]
+    assert len(before) == len(nav) - 1, f"no {inserted!r} section in the nav"
+    reader = load("hooks/reader.py")
+    old, new = _stored_keys(before, reader), _stored_keys(nav, reader)
+    assert old["page"] and old["question"] and old["progress"]
+    for kind in old:
+        lost = old[kind] - new[kind]
+        assert not lost, f"{kind} keys a reader may have stored are gone: {sorted(lost)[:5]}"
+    # a key is the page's URL, made from its file's path (folder and slug),
+    # and the question's id: no lesson number or nav position in it. (Without
+    # the mkdocs-jupyter plugin a notebook's URL is its file's: theory.ipynb.)
+    assert "attention-mechanism-math/" in new["page"]
+    pattern = r"[a-z-]+/([a-z0-9-]+/|theory\.ipynb)?"
+    odd = [key for key in new["page"] if not re.fullmatch(pattern, key)]
+    assert not odd, odd

@@ -13,6 +13,7 @@ from pathlib import Path
 from urllib.parse import urlparse
 
 import pytest
+import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 MATH = re.compile(r'<(?P<tag>span|div) class="arithmatex">(?P<body>.*?)</(?P=tag)>', re.S)
@@ -31,6 +32,10 @@ class ResourceCollector(HTMLParser):
             self.urls.append(a["src"])
         if tag == "link" and a.get("href") and a.get("rel") not in ("canonical", "alternate"):
             self.urls.append(a["href"])
+
+
+def read_nav() -> dict:
+    return yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))
 
 
 def html_pages(site: Path) -> list[Path]:
@@ -126,7 +131,23 @@ def test_reference_pages_render_docstrings(site_dir):
     assert "top_k" in page and "argpartition" in page or "partial sort" in page
 
 
-@pytest.mark.parametrize("lesson_dir", ["embedding-space-math", "positional-encodings"])
+LESSONS = ["embedding-space-math", "attention-mechanism-math", "positional-encodings"]
+
+
+def test_the_lessons_are_the_nav_lessons_in_course_order(load):
+    """One list of lessons: this file's, bench/site.py's (page weights) and the nav's
+    sections that open with a ``<lesson>/index.md`` overview (the PDFs' order)."""
+    in_nav = []
+    for entry in read_nav()["nav"]:
+        for items in entry.values() if isinstance(entry, dict) else []:
+            first = items[0] if isinstance(items, list) else None
+            if isinstance(first, str) and first.endswith("/index.md"):
+                in_nav.append(first.split("/")[0])
+    in_nav.remove("reference")  # the API reference is no lesson
+    assert in_nav == LESSONS == list(load("bench/site.py").LESSONS)
+
+
+@pytest.mark.parametrize("lesson_dir", LESSONS)
 def test_every_lesson_page_links_to_its_theory_notebook(site_dir, lesson_dir):
     lesson = site_dir / lesson_dir
     pages = [p for p in lesson.glob("*/index.html") if p.parent.name != "theory"]

@@ -736,7 +736,7 @@
           }
         }
       });
-      // This lesson's share of the practice queue (the queue spans both lessons).
+      // This lesson's share of the practice queue (the queue spans every lesson).
       var lesson = (box.dataset.lesson || "").replace(/\/$/, "") + "/";
       var queued = queue().filter(function (item) { return item.page.indexOf(lesson) === 0; }).length;
       var compact = box.classList.contains("mfl-progress-compact");
