@@ -69,6 +69,23 @@ CONTRACT = {
         "position_ids",
         "packed_position_ids",
     ],
+    "masks": [
+        "causal_mask",
+        "key_padding_mask",
+        "sliding_window_mask",
+        "prefix_lm_mask",
+        "document_mask",
+        "mask_to_bias",
+    ],
+    "heads": [
+        "multi_head_attention",
+        "repeat_kv",
+        "mean_pool_kv_heads",
+        "mha_param_count",
+        "attention_flops",
+        "kv_cache_bytes",
+        "append_kv",
+    ],
     "diagnostics": [
         "quantize_int8",
         "dequantize",
@@ -111,6 +128,19 @@ SIGNATURES = {
     "rope_matrix": "(p, d_head, base=10000.0)",
     "alibi_bias": "(n_heads, seq_len)",
     "relative_positions": "(n_queries, n_keys=None)",
+    "causal_mask": "(n_queries, n_keys=None, *, align='top-left')",
+    "key_padding_mask": "(attention_mask)",
+    "sliding_window_mask": "(n_queries, n_keys=None, *, window)",
+    "prefix_lm_mask": "(n, prefix_length)",
+    "document_mask": "(lengths, *, causal=True)",
+    "mask_to_bias": "(mask, *, fill=-inf)",
+    "multi_head_attention": "(x, w_q, w_k, w_v, w_o, n_heads, *, n_kv_heads=None, context=None, mask=None, causal=False, bias=None)",
+    "repeat_kv": "(x, n_rep)",
+    "mean_pool_kv_heads": "(w, n_heads, n_groups)",
+    "mha_param_count": "(d_model, n_heads, *, n_kv_heads=None, d_head=None, bias=False)",
+    "attention_flops": "(n_queries, d_model, *, n_keys=None)",
+    "kv_cache_bytes": "(n_layers, n_kv_heads, d_head, seq_len, *, batch=1, dtype='float16')",
+    "append_kv": "(cache_k, cache_v, k_new, v_new, *, window=None, n_sink=0)",
 }
 
 
@@ -130,6 +160,12 @@ MOVED = [
     "yarn_attention_factor",
     "yarn_frequencies",
 ]
+
+
+def test_causal_mask_still_imports_from_attention():
+    from llmmath import attention, masks
+
+    assert attention.causal_mask is masks.causal_mask is lm.causal_mask
 
 
 @pytest.mark.parametrize("name", MOVED)

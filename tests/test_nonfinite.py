@@ -4,7 +4,8 @@ A NaN or an infinity in any float argument of any public function raises ``Value
 naming that argument (a NaN position, table entry or logit otherwise comes back as a
 plausible-looking result). The one exception is ``-inf`` meaning "masked": logits given to
 ``softmax``, ``log_softmax``, ``cross_entropy`` and ``cross_entropy_grad``, and the
-``bias`` of ``scaled_dot_product_attention``; NaN and ``+inf`` are rejected there too.
+``bias`` of ``scaled_dot_product_attention`` and ``multi_head_attention``, and the
+``fill`` of ``mask_to_bias``; NaN and ``+inf`` are rejected there too.
 """
 
 from __future__ import annotations
@@ -28,6 +29,10 @@ CASES = {
     "all_but_the_top": (dict(X=arr(6, 4), n_components=1), ["X"]),
     "analogy": (dict(E=arr(6, 4), a=0, b=1, c=2), ["E"]),
     "anisotropy": (dict(X=arr(5, 3)), ["X"]),
+    "append_kv": (
+        dict(cache_k=arr(2, 3), cache_v=arr(2, 2), k_new=arr(1, 3), v_new=arr(1, 2), window=2),
+        ["cache_k", "cache_v", "k_new", "v_new"],
+    ),
     "apply_rope": (
         dict(x=arr(3, 4), positions=np.arange(3.0), base=10000.0, inv_freq=np.array([1.0, 0.1])),
         ["x", "positions", "inv_freq"],
@@ -76,8 +81,24 @@ CASES = {
         ["ext_factors", "base"],
     ),
     "lookup": (dict(E=arr(5, 3), ids=np.array([0, 4])), ["E"]),
+    "mask_to_bias": (dict(mask=np.array([True, False]), fill=-1e9), ["fill"]),
     "mean_pool": (dict(H=arr(2, 3, 4), mask=np.ones((2, 3))), ["H"]),
+    "mean_pool_kv_heads": (dict(w=arr(3, 4), n_heads=2, n_groups=1), ["w"]),
     "merge_heads": (dict(X=arr(2, 3, 4)), ["X"]),
+    "multi_head_attention": (
+        dict(
+            x=arr(3, 4),
+            w_q=arr(4, 4),
+            w_k=arr(4, 2),
+            w_v=arr(4, 2),
+            w_o=arr(4, 4),
+            n_heads=2,
+            n_kv_heads=1,
+            context=arr(5, 4),
+            bias=np.zeros((2, 3, 5)),
+        ),
+        ["x", "w_q", "w_k", "w_v", "w_o", "context", "bias"],
+    ),
     "noise_distribution": (dict(counts=np.array([3.0, 1.0]), power=0.75), ["counts", "power"]),
     "norm_report": (dict(E=arr(5, 3)), ["E"]),
     "normalize": (dict(X=arr(3, 2), eps=1e-12), ["X", "eps"]),
@@ -95,6 +116,7 @@ CASES = {
         dict(E_old=arr(3, 2), old_vocab=["a", "b", "c"], new_vocab=["b", "z"]),
         ["E_old"],
     ),
+    "repeat_kv": (dict(x=arr(2, 3, 4), n_rep=2), ["x"]),
     "resize": (dict(E=arr(3, 2), new_vocab_size=5), ["E"]),
     "rope_cos_sin": (
         dict(
@@ -158,21 +180,30 @@ MASKED = {
     ("log_softmax", "z"),
     ("cross_entropy", "logits"),
     ("cross_entropy_grad", "logits"),
+    ("mask_to_bias", "fill"),
+    ("multi_head_attention", "bias"),
     ("scaled_dot_product_attention", "bias"),
 }
 # Functions whose every argument is an integer, a string or a label: nothing to poison.
 NO_FLOAT_INPUT = {
     "alibi_bias",
     "alibi_slopes",
+    "attention_flops",
     "causal_mask",
+    "document_mask",
+    "key_padding_mask",
+    "kv_cache_bytes",
     "memory_bytes",
+    "mha_param_count",
     "one_hot",
     "packed_position_ids",
     "pad_ids",
     "param_count",
     "position_ids",
+    "prefix_lm_mask",
     "recall_at_k",
     "relative_positions",
+    "sliding_window_mask",
     "t5_bucket",
 }
 PAIRS = [(name, arg) for name, (_, floats) in CASES.items() for arg in floats]

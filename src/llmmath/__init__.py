@@ -11,7 +11,6 @@ shapes and conventions, is in the API reference of the course site.
 """
 
 from .attention import (
-    causal_mask,
     merge_heads,
     packed_position_ids,
     position_ids,
@@ -46,6 +45,23 @@ from .geometry import (
     probe_accuracy,
     project_out,
     whiten,
+)
+from .heads import (
+    append_kv,
+    attention_flops,
+    kv_cache_bytes,
+    mean_pool_kv_heads,
+    mha_param_count,
+    multi_head_attention,
+    repeat_kv,
+)
+from .masks import (
+    causal_mask,
+    document_mask,
+    key_padding_mask,
+    mask_to_bias,
+    prefix_lm_mask,
+    sliding_window_mask,
 )
 from .positions import interpolate_table, sinusoidal, sinusoidal_shift, wavelengths
 from .relative import (
@@ -102,7 +118,7 @@ from .training import (
     softmax,
 )
 
-__version__ = "0.2.0"  # read by pyproject.toml; CHANGELOG.md and CITATION.cff follow it
+__version__ = "0.3.0"  # read by pyproject.toml; CHANGELOG.md and CITATION.cff follow it
 
 __all__ = [
     "alibi_bias",
@@ -110,8 +126,10 @@ __all__ = [
     "all_but_the_top",
     "analogy",
     "anisotropy",
+    "append_kv",
     "apply_rope",
     "attention_entropy",
+    "attention_flops",
     "attention_rollout",
     "blockwise_attention",
     "causal_mask",
@@ -121,6 +139,7 @@ __all__ = [
     "cross_entropy_grad",
     "dequantize",
     "directional_derivative",
+    "document_mask",
     "dot",
     "dynamic_ntk_base",
     "euclidean",
@@ -132,6 +151,8 @@ __all__ = [
     "hidden_grad",
     "interleaved_to_half",
     "interpolate_table",
+    "key_padding_mask",
+    "kv_cache_bytes",
     "linear_attention",
     "linear_scaled_frequencies",
     "llama3_frequencies",
@@ -140,9 +161,13 @@ __all__ = [
     "longrope_attention_factor",
     "longrope_frequencies",
     "lookup",
+    "mask_to_bias",
     "mean_pool",
+    "mean_pool_kv_heads",
     "memory_bytes",
     "merge_heads",
+    "mha_param_count",
+    "multi_head_attention",
     "noise_distribution",
     "norm_report",
     "normalize",
@@ -156,12 +181,14 @@ __all__ = [
     "param_count",
     "pca",
     "position_ids",
+    "prefix_lm_mask",
     "probe_accuracy",
     "project_out",
     "quantize_int8",
     "recall_at_k",
     "relative_positions",
     "remap_rows",
+    "repeat_kv",
     "resize",
     "rope_cos_sin",
     "rope_frequencies",
@@ -177,6 +204,7 @@ __all__ = [
     "similarity_matrix",
     "sinusoidal",
     "sinusoidal_shift",
+    "sliding_window_mask",
     "softmax",
     "softmax_jacobian",
     "split_heads",

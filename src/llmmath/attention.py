@@ -8,8 +8,11 @@ References
   (``generate``'s ids from the attention mask; ``DataCollatorWithFlattening``).
 - Reference implementation: ``torch.nn.functional.scaled_dot_product_attention``
   (math backend); ``scaled_dot_product_attention`` here returns the same output
-  to 1e-10 in float64, including its treatment of fully masked query rows, and
-  ``causal_mask`` is its ``is_causal`` mask (top-left aligned).
+  to 1e-10 in float64, including its treatment of fully masked query rows;
+  ``causal=True`` is its ``is_causal`` mask (top-left aligned).
+
+``causal_mask`` moved to ``llmmath.masks`` (where it gained ``align=``); it is
+still importable from this module.
 """
 
 from __future__ import annotations
@@ -20,24 +23,8 @@ import numpy as np
 
 from llmmath import _validate
 
-
-def causal_mask(n_queries: int, n_keys: int | None = None) -> np.ndarray:
-    """Boolean mask, ``True`` where query ``i`` may attend key ``j``, i.e. ``j <= i``.
-
-    n_queries = Tq, n_keys = Tk (default Tq) -> bool (Tq, Tk), top-left aligned
-    as PyTorch's ``is_causal=True`` (query 0 sees key 0 even when Tk > Tq).
-
-    Examples
-    --------
-    >>> causal_mask(3).astype(int)
-    array([[1, 0, 0],
-           [1, 1, 0],
-           [1, 1, 1]])
-    """
-    f = "causal_mask"
-    tq = _validate.positive_int(n_queries, "n_queries", f)
-    tk = tq if n_keys is None else _validate.positive_int(n_keys, "n_keys", f)
-    return np.arange(tk)[None, :] <= np.arange(tq)[:, None]
+# Moved to llmmath.masks (gaining align=); re-exported so that old imports keep working.
+from llmmath.masks import causal_mask
 
 
 def _broadcast_to_scores(x: np.ndarray, scores_shape: tuple, name: str, hint: str) -> tuple:
