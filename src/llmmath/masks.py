@@ -161,10 +161,10 @@ def document_mask(lengths: Any, *, causal: bool = True) -> np.ndarray:
     """
     f = "document_mask"
     n = _validate._asarray(lengths, "lengths", f)
-    if n.dtype == np.bool_ or not np.issubdtype(n.dtype, np.integer):
-        raise TypeError(f"{f}: lengths must be integers; got dtype {n.dtype}")
     if n.ndim != 1 or n.size == 0:
         raise ValueError(f"{f}: lengths must be a non-empty 1-D array; got shape {n.shape}")
+    if n.dtype == np.bool_ or not np.issubdtype(n.dtype, np.integer):
+        raise TypeError(f"{f}: lengths must be integers; got dtype {n.dtype}")
     if (n < 1).any():
         raise ValueError(f"{f}: lengths must be >= 1; got {int(n.min())}")
     if not isinstance(causal, (bool, np.bool_)):
