@@ -222,3 +222,23 @@ def _math_backend(torch):
 
         return contextlib.nullcontext()
     return sdpa_kernel(SDPBackend.MATH)
+
+
+def test_mask_or_bias_with_more_dimensions_than_the_scores_is_refused():
+    # A (B, 1, 1, Tk) padding mask meant for head-split scores, given head-less
+    # (B, Tq, Tk) scores, used to broadcast into a cross-batch (B, B, Tq, Tk) result.
+    rng = np.random.default_rng(5)
+    B, T, d = 2, 3, 4
+    q, k, v = rng.normal(size=(3, B, T, d))
+    keep = np.array([[True, True, False], [True, True, True]])
+    for name, extra in (("mask", keep[:, None, None, :]), ("bias", np.zeros((B, 1, 1, T)))):
+        with pytest.raises(ValueError, match=rf"{name} of shape \(2, 1, 1, 3\) has more dim"):
+            sdpa(q, k, v, **{name: extra})
+        with pytest.raises(ValueError, match=r"scores of shape \(2, 3, 3\)"):
+            sdpa(q, k, v, **{name: extra})
+    # the head-less form of the same mask, (B, 1, Tk), is the right one
+    out, w = sdpa(q, k, v, mask=keep[:, None, :])
+    assert out.shape == (B, T, d)
+    np.testing.assert_array_equal(w[0, :, 2], 0.0)
+    # equal rank still broadcasts as before: a (1, Tq, Tk) bias against (B, Tq, Tk) scores
+    assert sdpa(q, k, v, bias=np.zeros((1, T, T)))[0].shape == (B, T, d)

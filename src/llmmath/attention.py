@@ -29,6 +29,12 @@ from llmmath.masks import causal_mask
 
 def _broadcast_to_scores(x: np.ndarray, scores_shape: tuple, name: str, hint: str) -> tuple:
     f = "scaled_dot_product_attention"
+    if x.ndim > len(scores_shape) > 2:  # e.g. a (B, 1, 1, Tk) mask, (B, Tq, Tk) scores
+        raise ValueError(
+            f"{f}: {name} of shape {x.shape} has more dimensions than the attention "
+            f"scores of shape {scores_shape} (..., Tq, Tk); its extra axes would pair "
+            "every batch or head of the scores with every one of its own"
+        )
     try:
         shape = np.broadcast_shapes(x.shape, scores_shape)
     except ValueError:
@@ -57,6 +63,10 @@ def scaled_dot_product_attention(
     mask: bool, broadcastable to (..., Tq, Tk), ``True`` = may attend.
     bias: float, broadcastable to (..., Tq, Tk), added to the scores (ALiBi,
     relative-position biases, or an additive 0/−inf mask).
+    A mask or bias may add leading axes to head-less (Tq, Tk) scores (an
+    (H, Tq, Tk) ALiBi bias for (T, d) inputs), but not once the scores have a
+    batch or head axis: a (B, 1, 1, Tk) mask against (B, Tq, Tk) scores raises
+    ``ValueError`` instead of broadcasting to a cross-batch (B, B, Tq, Tk).
     causal: also apply ``causal_mask(Tq, Tk)`` (ANDed with ``mask``).
     scale: defaults to ``1/√d``.
     Returns out: (..., Tq, dv) and weights: (..., Tq, Tk), each row summing to 1.

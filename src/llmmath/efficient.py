@@ -70,7 +70,7 @@ def online_softmax_stats(scores: Any, *, block_size: int = 1) -> tuple[np.ndarra
 
 def _check_extra(x: np.ndarray, shape: tuple, name: str, f: str) -> tuple:
     """Broadcast shape of ``x`` (a mask or bias) and the scores ``shape``, or raise."""
-    if x.ndim > len(shape):
+    if x.ndim > len(shape) > 2:  # as scaled_dot_product_attention: no cross-batch pairs
         raise ValueError(
             f"{f}: {name} of shape {x.shape} has more dimensions than the attention "
             f"scores of shape {shape} (..., Tq, Tk)"
