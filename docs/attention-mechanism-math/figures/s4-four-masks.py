@@ -1,0 +1,47 @@
+"""The masks of section 4 side by side, each drawn from the kernel.
+
+Top: the causal mask for 3 queries and 7 keys (3 new tokens after 4 cached
+ones), top-left aligned (PyTorch's is_causal) and bottom-right aligned (what
+a chunked prefill needs). Bottom, over 8 tokens: a key-padding mask with two
+left pads, broadcast over the queries; a block-diagonal causal mask for
+three packed documents of lengths 3, 2 and 3; a causal sliding window of 3
+keys. Dark cells: the query (row) may attend the key (column).
+"""
+
+import llmmath as lm
+import matplotlib.pyplot as plt
+import numpy as np
+from matplotlib.colors import ListedColormap
+
+T = 8
+tq, tk = 3, 7
+pad = lm.key_padding_mask([[0, 0, 1, 1, 1, 1, 1, 1]])  # (1, 1, 1, T)
+panels = [
+    ("causal, top-left\n(is_causal)", lm.causal_mask(tq, tk)),
+    (
+        "causal, bottom-right\n(causal_lower_right)",
+        lm.causal_mask(tq, tk, align="bottom-right"),
+    ),
+    ("padding\n(2 left pads)", np.broadcast_to(pad[0, 0], (T, T))),
+    ("documents\n3 + 2 + 3", lm.document_mask([3, 2, 3])),
+    ("sliding window\nw = 3", lm.sliding_window_mask(T, window=3)),
+]
+
+cmap = ListedColormap(["#eceff1", "#1f5fa8"])  # blocked, may attend
+fig = plt.figure(figsize=(6.4, 5.0), layout="constrained")
+top, bottom = fig.subfigures(2, 1, height_ratios=[1.0, 1.55])
+axes = list(top.subplots(1, 2)) + list(bottom.subplots(1, 3))
+for ax, (title, mask) in zip(axes, panels):
+    n_q, n_k = mask.shape
+    ax.imshow(mask.astype(int), cmap=cmap, vmin=0, vmax=1)
+    ax.set_xticks(np.arange(-0.5, n_k), minor=True)
+    ax.set_yticks(np.arange(-0.5, n_q), minor=True)
+    ax.grid(which="minor", color="white", linewidth=1.2)
+    ax.tick_params(which="minor", length=0)
+    ax.set_xticks(range(n_k))
+    ax.set_yticks(range(n_q))
+    ax.tick_params(labelsize=9, length=2)
+    ax.set_title(title, fontsize=10)
+    ax.set_xlabel("key j", fontsize=9)
+axes[0].set_ylabel("query i", fontsize=9)
+axes[2].set_ylabel("query i", fontsize=9)
