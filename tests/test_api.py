@@ -86,6 +86,17 @@ CONTRACT = {
         "kv_cache_bytes",
         "append_kv",
     ],
+    "efficient": [
+        "online_softmax_stats",
+        "logsumexp",
+        "softmax_jacobian",
+        "blockwise_attention",
+        "sdpa_backward",
+        "linear_attention",
+        "attention_entropy",
+        "attention_rollout",
+    ],
+    "softmax": ["softmax", "log_softmax", "sigmoid", "logsumexp", "softmax_jacobian"],
     "diagnostics": [
         "quantize_int8",
         "dequantize",
@@ -141,6 +152,16 @@ SIGNATURES = {
     "attention_flops": "(n_queries, d_model, *, n_keys=None)",
     "kv_cache_bytes": "(n_layers, n_kv_heads, d_head, seq_len, *, batch=1, dtype='float16')",
     "append_kv": "(cache_k, cache_v, k_new, v_new, *, window=None, n_sink=0)",
+    "online_softmax_stats": "(scores, *, block_size=1)",
+    "logsumexp": "(x, axis=-1)",
+    "softmax_jacobian": "(a)",
+    "blockwise_attention": "(q, k, v, *, block_size, mask=None, bias=None, causal=False, scale=None)",
+    "sdpa_backward": "(q, k, v, grad_out, *, mask=None, bias=None, causal=False, scale=None)",
+    "linear_attention": "(q, k, v, *, causal=False, mode='parallel')",
+    "attention_entropy": "(weights)",
+    "attention_rollout": "(weights, *, residual=0.5)",
+    "softmax": "(z, axis=-1)",
+    "log_softmax": "(z, axis=-1)",
 }
 
 
@@ -160,6 +181,14 @@ MOVED = [
     "yarn_attention_factor",
     "yarn_frequencies",
 ]
+
+
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "sigmoid"])
+def test_softmax_family_still_imports_from_training(name):
+    # the module, not lm.softmax (the top-level name is the function)
+    family = importlib.import_module("llmmath.softmax")
+    training = importlib.import_module("llmmath.training")
+    assert getattr(training, name) is getattr(family, name) is getattr(lm, name)
 
 
 def test_causal_mask_still_imports_from_attention():

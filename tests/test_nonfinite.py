@@ -3,9 +3,11 @@
 A NaN or an infinity in any float argument of any public function raises ``ValueError``
 naming that argument (a NaN position, table entry or logit otherwise comes back as a
 plausible-looking result). The one exception is ``-inf`` meaning "masked": logits given to
-``softmax``, ``log_softmax``, ``cross_entropy`` and ``cross_entropy_grad``, and the
-``bias`` of ``scaled_dot_product_attention`` and ``multi_head_attention``, and the
-``fill`` of ``mask_to_bias``; NaN and ``+inf`` are rejected there too.
+``softmax``, ``log_softmax``, ``cross_entropy`` and ``cross_entropy_grad``, the ``x`` of
+``logsumexp`` and the ``scores`` of ``online_softmax_stats``, the ``bias`` of
+``scaled_dot_product_attention``, ``multi_head_attention``, ``blockwise_attention`` and
+``sdpa_backward``, and the ``fill`` of ``mask_to_bias``; NaN and ``+inf`` are rejected there
+too.
 """
 
 from __future__ import annotations
@@ -36,6 +38,15 @@ CASES = {
     "apply_rope": (
         dict(x=arr(3, 4), positions=np.arange(3.0), base=10000.0, inv_freq=np.array([1.0, 0.1])),
         ["x", "positions", "inv_freq"],
+    ),
+    "attention_entropy": (dict(weights=np.full((2, 3), 1 / 3)), ["weights"]),
+    "attention_rollout": (
+        dict(weights=np.full((2, 3, 3), 1 / 3), residual=0.5),
+        ["weights", "residual"],
+    ),
+    "blockwise_attention": (
+        dict(q=arr(3, 2), k=arr(4, 2), v=arr(4, 2), block_size=2, bias=arr(3, 4), scale=0.5),
+        ["q", "k", "v", "bias", "scale"],
     ),
     "center": (dict(X=arr(4, 3)), ["X"]),
     "cosine": (dict(u=arr(3), v=arr(3), eps=1e-12), ["u", "v", "eps"]),
@@ -69,12 +80,14 @@ CASES = {
     "hidden_grad": (dict(h=arr(3), W=arr(5, 3), y=1), ["h", "W"]),
     "interleaved_to_half": (dict(x=arr(4)), ["x"]),
     "interpolate_table": (dict(P=arr(4, 2), new_length=6), ["P"]),
+    "linear_attention": (dict(q=arr(3, 2), k=arr(3, 2), v=arr(3, 2)), ["q", "k", "v"]),
     "linear_scaled_frequencies": (dict(d_head=8, factor=2.0, base=10000.0), ["factor", "base"]),
     "llama3_frequencies": (
         dict(d_head=8, factor=8.0, low_freq_factor=1.0, high_freq_factor=4.0, base=500000.0),
         ["factor", "low_freq_factor", "high_freq_factor", "base"],
     ),
     "log_softmax": (dict(z=arr(2, 4)), ["z"]),
+    "logsumexp": (dict(x=arr(2, 4)), ["x"]),
     "longrope_attention_factor": (dict(factor=4.0, original_max_positions=4096), ["factor"]),
     "longrope_frequencies": (
         dict(d_head=4, ext_factors=np.array([1.0, 2.0]), base=10000.0),
@@ -103,6 +116,7 @@ CASES = {
     "norm_report": (dict(E=arr(5, 3)), ["E"]),
     "normalize": (dict(X=arr(3, 2), eps=1e-12), ["X", "eps"]),
     "ntk_scaled_base": (dict(base=10000.0, factor=2.0, d_head=8), ["base", "factor"]),
+    "online_softmax_stats": (dict(scores=arr(2, 5), block_size=2), ["scores"]),
     "outlier_rows": (dict(E=arr(6, 3), z=3.0), ["E", "z"]),
     "output_row_grad": (dict(h=arr(3), W=arr(5, 3), y=1), ["h", "W"]),
     "pca": (dict(X=arr(6, 3), k=2), ["X"]),
@@ -136,6 +150,10 @@ CASES = {
         dict(q=arr(2, 4), k=arr(3, 4), v=arr(3, 2), bias=np.zeros((2, 3)), scale=0.5),
         ["q", "k", "v", "bias", "scale"],
     ),
+    "sdpa_backward": (
+        dict(q=arr(3, 2), k=arr(4, 2), v=arr(4, 2), grad_out=arr(3, 2), bias=arr(3, 4), scale=0.5),
+        ["q", "k", "v", "grad_out", "bias", "scale"],
+    ),
     "sgns_loss": (
         dict(center=arr(3), context=arr(3), negatives=arr(2, 3)),
         ["center", "context", "negatives"],
@@ -151,6 +169,7 @@ CASES = {
     "sinusoidal": (dict(n_positions=4, d_model=4, base=10000.0), ["base"]),
     "sinusoidal_shift": (dict(delta=2.0, d_model=4, base=10000.0), ["delta", "base"]),
     "softmax": (dict(z=arr(2, 4)), ["z"]),
+    "softmax_jacobian": (dict(a=np.array([0.25, 0.75])), ["a"]),
     "split_heads": (dict(X=arr(3, 4), n_heads=2), ["X"]),
     "t5_bias": (dict(table=arr(32, 2), n_queries=3), ["table"]),
     "tied_logits": (dict(h=arr(3), E=arr(5, 3)), ["h", "E"]),
@@ -176,6 +195,10 @@ CASES = {
 }
 # -inf means "masked" here; NaN and +inf are still rejected.
 MASKED = {
+    ("blockwise_attention", "bias"),
+    ("logsumexp", "x"),
+    ("online_softmax_stats", "scores"),
+    ("sdpa_backward", "bias"),
     ("softmax", "z"),
     ("log_softmax", "z"),
     ("cross_entropy", "logits"),

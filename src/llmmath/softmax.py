@@ -3,6 +3,8 @@
 These used to live in ``llmmath.training``; they moved here when the attention
 lesson added ``logsumexp`` and ``softmax_jacobian``, and ``llmmath.training``
 still exports ``softmax``, ``log_softmax`` and ``sigmoid`` under their old names.
+Import from it by name (``from llmmath.softmax import logsumexp``): the
+attribute ``llmmath.softmax`` of the package is the function ``softmax``.
 
 References
 ----------
