@@ -47,12 +47,18 @@ for j, (x, y) in enumerate(V):
     dx, dy = (0.12, 0.08) if j < 5 else (0.1, -0.22)
     ax.annotate(f"$v_{j}$", (x + dx, y + dy), fontsize=11)
 ax.set_aspect("equal")
-ax.set_xlim(-2.6, 2.9)
+ax.set_xlim(-2.5, 2.6)
 ax.set_ylim(-1.7, 2.1)
 ax.set_xlabel("value coordinate 0", fontsize=10)
 ax.set_ylabel("value coordinate 1", fontsize=10)
 ax.tick_params(labelsize=9)
-ax.legend(frameon=False, fontsize=9, loc="upper right")
+ax.legend(
+    frameon=False,
+    fontsize=9,
+    loc="upper center",
+    bbox_to_anchor=(0.5, -0.16),
+    ncol=3,
+)
 ax.set_title(
     "Every output is an average of the values: it stays in their hull",
     fontsize=10,
