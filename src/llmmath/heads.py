@@ -4,17 +4,12 @@ Weights follow NumPy's row convention, ``Q = x @ w_q``: a PyTorch ``nn.Linear`` 
 is our ``w.T``. Heads are column blocks of the projection: head ``h`` owns columns
 ``h·dh … (h+1)·dh − 1`` (``split_heads``).
 
-References (and the implementation each function matches):
-
-- Vaswani et al. 2017 (arXiv:1706.03762), multi-head attention; ``torch.nn.
-  MultiheadAttention`` (``bias=False``) computes the same output and per-head weights.
-- Shazeer 2019 (arXiv:1911.02150), multi-query attention; Ainslie et al. 2023
-  (arXiv:2305.13245), grouped-query attention and the mean-pooled initialization of
-  ``mean_pool_kv_heads``; Hugging Face transformers' ``repeat_kv`` (Llama) and
-  PyTorch's ``scaled_dot_product_attention(..., enable_gqa=True)`` share the head map
-  ``h -> h // (H / Hkv)`` of ``repeat_kv`` here.
-- Sliding-window caches (Beltagy et al. 2020, arXiv:2004.05150; Mistral) and attention
-  sinks (Xiao et al. 2023, StreamingLLM, arXiv:2309.17453) for ``append_kv``.
+References: Vaswani et al. 2017 (arXiv:1706.03762), multi-head attention, as
+``torch.nn.MultiheadAttention(bias=False)`` computes it; Shazeer 2019 (arXiv:1911.02150),
+multi-query, and Ainslie et al. 2023 (arXiv:2305.13245), grouped-query attention with the
+head map ``h -> h // (H / Hkv)`` of transformers' ``repeat_kv`` and PyTorch's
+``enable_gqa=True``; sliding-window caches (Mistral, arXiv:2310.06825) and attention sinks
+(Xiao et al. 2023, StreamingLLM, arXiv:2309.17453) for ``append_kv``.
 """
 
 from __future__ import annotations
@@ -37,11 +32,7 @@ def _scores_arg(a: Any, name: str, n_scores: int, f: str) -> None:
     """Refuse a mask/bias whose rank would misalign it with the per-head scores."""
     nd = np.ndim(a)
     if nd != 2 and nd != n_scores:
-        head = (
-            f" (it lacks the head axis H: insert it, e.g. {name}[:, None])"
-            if nd == n_scores - 1
-            else ""
-        )
+        head = f" (no head axis H: use {name}[:, None])" if nd == n_scores - 1 else ""
         raise ValueError(
             f"{f}: {name} must be (Tq, Tk) or have the {n_scores} dimensions of the per-head "
             f"scores (..., H, Tq, Tk); got shape {np.shape(a)}{head}"
@@ -96,22 +87,16 @@ def multi_head_attention(
     H = _validate.positive_int(n_heads, "n_heads", f)
     Hkv = H if n_kv_heads is None else _validate.positive_int(n_kv_heads, "n_kv_heads", f)
     _divides(Hkv, H, "n_kv_heads", "n_heads", f)
-    w_q = _validate.matrix(w_q, "w_q", f)
-    if w_q.shape[0] != d:
-        raise ValueError(f"{f}: w_q must be (d, H·dh) with d = {d}; got shape {w_q.shape}")
-    _divides(H, w_q.shape[1], "n_heads", "the width of w_q", f)
-    dh = w_q.shape[1] // H
-    ws = {}
-    for name, w, want in (
-        ("w_k", w_k, (d, Hkv * dh)),
-        ("w_v", w_v, (d, Hkv * dh)),
-        ("w_o", w_o, (H * dh, d)),
-    ):
-        ws[name] = _validate.matrix(w, name, f)
-        if ws[name].shape != want:
+    ws = {"w_q": w_q, "w_k": w_k, "w_v": w_v, "w_o": w_o}
+    ws = {name: _validate.matrix(w, name, f) for name, w in ws.items()}
+    _divides(H, ws["w_q"].shape[1], "n_heads", "the width of w_q", f)
+    dh = ws["w_q"].shape[1] // H
+    want = {"w_q": (d, H * dh), "w_k": (d, Hkv * dh), "w_v": (d, Hkv * dh), "w_o": (H * dh, d)}
+    for name, w in ws.items():
+        if w.shape != want[name]:
             raise ValueError(
-                f"{f}: {name} must have shape {want} (d = {d}, H = {H}, Hkv = {Hkv}, "
-                f"dh = {dh}); got {ws[name].shape}"
+                f"{f}: {name} must have shape {want[name]} (d = {d}, H = {H}, Hkv = {Hkv}, "
+                f"dh = {dh}); got {w.shape}"
             )
     try:
         lead = np.broadcast_shapes(x.shape[:-2], ctx.shape[:-2])
@@ -124,7 +109,7 @@ def multi_head_attention(
     for name, a in (("mask", mask), ("bias", bias)):
         if a is not None:
             _scores_arg(a, name, n_scores, f)
-    q = split_heads(x @ w_q, H)
+    q = split_heads(x @ ws["w_q"], H)
     k = repeat_kv(split_heads(ctx @ ws["w_k"], Hkv), H // Hkv)
     v = repeat_kv(split_heads(ctx @ ws["w_v"], Hkv), H // Hkv)
     out, weights = scaled_dot_product_attention(q, k, v, mask=mask, bias=bias, causal=causal)
@@ -262,18 +247,12 @@ def kv_cache_bytes(
     1073741824
     """
     f = "kv_cache_bytes"
-    sizes = [
-        _validate.positive_int(v, name, f)
-        for v, name in (
-            (n_layers, "n_layers"),
-            (n_kv_heads, "n_kv_heads"),
-            (d_head, "d_head"),
-            (seq_len, "seq_len"),
-            (batch, "batch"),
-        )
-    ]
+    n = 2  # keys and values
+    names = ("n_layers", "n_kv_heads", "d_head", "seq_len", "batch")
+    for name, value in zip(names, (n_layers, n_kv_heads, d_head, seq_len, batch), strict=True):
+        n *= _validate.positive_int(value, name, f)
     _validate.option(dtype, tuple(_BITS), "dtype", f)
-    return memory_bytes(2 * int(np.prod(sizes, dtype=object)), dtype)
+    return memory_bytes(n, dtype)
 
 
 def _cache(a: Any, name: str, f: str) -> np.ndarray:
@@ -281,9 +260,8 @@ def _cache(a: Any, name: str, f: str) -> np.ndarray:
     arr = _validate._asarray(a, name, f)
     if arr.ndim < 2 or arr.shape[-1] == 0 or 0 in arr.shape[:-2]:
         raise ValueError(f"{f}: {name} must be (..., T, d) with T >= 0 and d >= 1; got {arr.shape}")
-    if arr.shape[-2] == 0:
-        if arr.dtype.kind not in "biuf":
-            raise TypeError(f"{f}: {name} must be numeric; got dtype {arr.dtype}")
+    if arr.shape[-2] == 0:  # float_array refuses empty input: check one dummy row instead
+        _validate.float_array(np.zeros_like(arr, shape=(1, 1)), name, f)
         return arr.astype(np.promote_types(arr.dtype, np.float64))
     return _validate.float_array(arr, name, f)
 
