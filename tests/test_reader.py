@@ -62,6 +62,8 @@ def test_a_folded_worked_solution_counts_towards_the_reading_time():
         ("embedding-space-math/intuition.md", True),
         ("embedding-space-math/index.md", True),
         ("embedding-space-math/theory.ipynb", True),
+        ("attention-mechanism-math/masking.md", True),
+        ("attention-mechanism-math/index.md", True),
         ("positional-encodings/rope.md", True),
         ("reference/similarity.md", False),
         ("index.md", False),
