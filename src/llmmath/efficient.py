@@ -24,18 +24,11 @@ from typing import Any
 import numpy as np
 
 from llmmath import _validate
-from llmmath.softmax import logsumexp, softmax_jacobian
+from llmmath.attention import scaled_dot_product_attention
 
-__all__ = [
-    "attention_entropy",
-    "attention_rollout",
-    "blockwise_attention",
-    "linear_attention",
-    "logsumexp",
-    "online_softmax_stats",
-    "sdpa_backward",
-    "softmax_jacobian",
-]
+# The contract lists these two here; they live with softmax (re-exported).
+from llmmath.softmax import logsumexp as logsumexp
+from llmmath.softmax import softmax_jacobian as softmax_jacobian
 
 
 def online_softmax_stats(scores: Any, *, block_size: int = 1) -> tuple[np.ndarray, np.ndarray]:
@@ -249,16 +242,8 @@ def sdpa_backward(
             f"{f}: grad_out must have the shape of the output (..., Tq, dv) = {out_shape}; "
             f"got {g.shape}"
         )
-    s = scale * (q @ np.swapaxes(k, -1, -2))
-    if bias is not None:
-        s = s + bias
-    if mask is not None:
-        s = np.where(mask, s, -np.inf)
-    s = np.broadcast_to(s, shape)
-    row_max = s.max(axis=-1, keepdims=True)
-    e = np.exp(s - np.where(np.isfinite(row_max), row_max, 0.0))
-    total = e.sum(axis=-1, keepdims=True)
-    a = e / np.where(total > 0, total, 1.0)  # (..., Tq, Tk), 0 on rows with no visible key
+    # the weights A (..., Tq, Tk) of the forward pass, 0 on rows with no visible key
+    _, a = scaled_dot_product_attention(q, k, v, mask=mask, bias=bias, scale=scale)
     da = g @ np.swapaxes(v, -1, -2)
     ds = a * (da - (da * a).sum(axis=-1, keepdims=True))
     dq = scale * (ds @ k)
@@ -300,29 +285,11 @@ def linear_attention(
     """
     f = "linear_attention"
     mode = _validate.option(mode, ("parallel", "recurrent"), "mode", f)
-    q = _validate.float_array(q, "q", f, min_ndim=2)
-    k = _validate.float_array(k, "k", f, min_ndim=2)
-    v = _validate.float_array(v, "v", f, min_ndim=2)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"{f}: q and k must share the last dimension d; got q {q.shape} and k {k.shape}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"{f}: k and v must have the same number of tokens (axis -2); "
-            f"got k {k.shape} and v {v.shape}"
-        )
+    q, k, v, *_ = _inputs(q, k, v, None, None, False, None, f)
     if causal and q.shape[-2] != k.shape[-2]:
         raise ValueError(
             f"{f}: causal needs as many queries as keys (axis -2); got q {q.shape} and k {k.shape}"
         )
-    try:
-        np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"{f}: the leading (batch, head) dimensions of q, k and v must broadcast; "
-            f"got q {q.shape}, k {k.shape}, v {v.shape}"
-        ) from None
     fq, fk = _elu_plus_one(q), _elu_plus_one(k)
     if mode == "parallel":
         if not causal:
