@@ -191,8 +191,8 @@ def mask_to_bias(mask: Any, *, fill: float = -np.inf) -> np.ndarray:
     >>> mask_to_bias(causal_mask(2))
     array([[  0., -inf],
            [  0.,   0.]])
-    >>> mask_to_bias([True, False], fill=-1e9)
-    array([ 0.e+00, -1.e+09])
+    >>> mask_to_bias([True, False], fill=-100.0)
+    array([   0., -100.])
     """
     f = "mask_to_bias"
     m = _validate._asarray(mask, "mask", f)
