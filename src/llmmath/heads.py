@@ -28,15 +28,30 @@ def _divides(k: int, n: int, k_name: str, n_name: str, f: str) -> None:
         raise ValueError(f"{f}: {k_name} = {k} must divide {n_name} = {n}; got remainder {n % k}")
 
 
-def _scores_arg(a: Any, name: str, n_scores: int, f: str) -> None:
-    """Refuse a mask/bias whose rank would misalign it with the per-head scores."""
-    nd = np.ndim(a)
-    if nd != 2 and nd != n_scores:
-        head = f" (no head axis H: use {name}[:, None])" if nd == n_scores - 1 else ""
+def _scores_arg(a: Any, name: str, shape: tuple, f: str) -> np.ndarray:
+    """A mask (bool) or bias (float, -inf allowed) that lines up with the per-head scores."""
+    if name == "mask":
+        a = _validate._asarray(a, name, f)
+        if a.dtype != np.bool_:
+            raise TypeError(f"{f}: mask must be boolean (True = may attend); got dtype {a.dtype}")
+    else:
+        a = _validate.float_array(a, name, f, neg_inf=True)
+    if a.ndim not in (2, len(shape)):
+        head = f" (no head axis H: use {name}[:, None])" if a.ndim == len(shape) - 1 else ""
         raise ValueError(
-            f"{f}: {name} must be (Tq, Tk) or have the {n_scores} dimensions of the per-head "
-            f"scores (..., H, Tq, Tk); got shape {np.shape(a)}{head}"
+            f"{f}: {name} must be (Tq, Tk) or have the {len(shape)} dimensions of the per-head "
+            f"scores (..., H, Tq, Tk) = {shape}; got shape {a.shape}{head}"
         )
+    try:
+        ok = np.broadcast_shapes(a.shape, shape) == shape
+    except ValueError:
+        ok = False
+    if not ok:
+        raise ValueError(
+            f"{f}: {name} of shape {a.shape} does not broadcast to the per-head scores "
+            f"(..., H, Tq, Tk) = {shape}"
+        )
+    return a
 
 
 def multi_head_attention(
@@ -105,10 +120,9 @@ def multi_head_attention(
             f"{f}: the leading (batch) dimensions of x and context must broadcast; "
             f"got x {x.shape} and context {ctx.shape}"
         ) from None
-    n_scores = len(lead) + 3
-    for name, a in (("mask", mask), ("bias", bias)):
-        if a is not None:
-            _scores_arg(a, name, n_scores, f)
+    shape = (*lead, H, x.shape[-2], ctx.shape[-2])
+    mask = None if mask is None else _scores_arg(mask, "mask", shape, f)
+    bias = None if bias is None else _scores_arg(bias, "bias", shape, f)
     q = split_heads(x @ ws["w_q"], H)
     k = repeat_kv(split_heads(ctx @ ws["w_k"], Hkv), H // Hkv)
     v = repeat_kv(split_heads(ctx @ ws["w_v"], Hkv), H // Hkv)
@@ -186,15 +200,9 @@ def mha_param_count(
     H = _validate.positive_int(n_heads, "n_heads", f)
     Hkv = H if n_kv_heads is None else _validate.positive_int(n_kv_heads, "n_kv_heads", f)
     _divides(Hkv, H, "n_kv_heads", "n_heads", f)
-    if d_head is None:
-        if d % H:
-            raise ValueError(
-                f"{f}: d_head defaults to d_model / n_heads, which must be an integer; "
-                f"got {d} / {H}"
-            )
-        dh = d // H
-    else:
-        dh = _validate.positive_int(d_head, "d_head", f)
+    if d_head is None and d % H:
+        raise ValueError(f"{f}: d_head defaults to d_model / n_heads, an integer; got {d} / {H}")
+    dh = d // H if d_head is None else _validate.positive_int(d_head, "d_head", f)
     if not isinstance(bias, (bool, np.bool_)):
         raise TypeError(f"{f}: bias must be True or False; got {bias!r}")
     n = d * H * dh + 2 * d * Hkv * dh + H * dh * d

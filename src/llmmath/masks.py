@@ -180,11 +180,13 @@ def document_mask(lengths: Any, *, causal: bool = True) -> np.ndarray:
 def mask_to_bias(mask: Any, *, fill: float = -np.inf) -> np.ndarray:
     """Additive form of a boolean mask: float64 like ``mask``, 0.0 where ``True``, ``fill`` where ``False``.
 
-    ``bias=mask_to_bias(m)`` gives the same attention as ``mask=m``. A finite ``fill``
-    (e.g. ``np.finfo(np.float32).min``, what transformers' eager path fills) matches on
-    every query row with at least one visible key; a row with none gets equal scores, so
-    uniform weights (the mean of the values) instead of the zero row of ``mask=m``.
-    ``fill`` is a finite number or ``-inf``.
+    ``bias=mask_to_bias(m)`` gives the same attention as ``mask=m``. A huge finite
+    ``fill`` such as ``np.finfo(np.float32).min`` (what transformers' eager path fills)
+    matches on every query row with at least one visible key, since ``exp`` of it
+    underflows to 0; a row with none gets equal scores (the fill swamps ``q·k`` in
+    floating point), so uniform weights (the mean of the values) instead of the zero row
+    of ``mask=m``. A moderate fill such as −100 only approximates the mask. ``fill`` is
+    a finite number or ``-inf``.
 
     Examples
     --------
