@@ -42,11 +42,7 @@ def _scores_arg(a: Any, name: str, shape: tuple, f: str) -> np.ndarray:
             f"{f}: {name} must be (Tq, Tk) or have the {len(shape)} dimensions of the per-head "
             f"scores (..., H, Tq, Tk) = {shape}; got shape {a.shape}{head}"
         )
-    try:
-        ok = np.broadcast_shapes(a.shape, shape) == shape
-    except ValueError:
-        ok = False
-    if not ok:
+    if any(n not in (1, t) for n, t in zip(a.shape[::-1], shape[::-1], strict=False)):
         raise ValueError(
             f"{f}: {name} of shape {a.shape} does not broadcast to the per-head scores "
             f"(..., H, Tq, Tk) = {shape}"
@@ -78,10 +74,8 @@ def multi_head_attention(
     array such as ``(B, 1, Tq, Tk)`` or ``key_padding_mask``'s ``(B, 1, 1, Tk)``.
     causal: top-left, as in ``scaled_dot_product_attention``; when Tq != Tk pass
     ``mask=causal_mask(Tq, Tk, align="bottom-right")`` instead. No projection biases.
-    Returns out: (..., T, d) and weights: (..., H, T, Tk).
-
-    Per head, ``scaled_dot_product_attention`` on ``split_heads(x @ w_q, H)`` and the
-    repeated KV heads; the heads are merged and projected by ``w_o``.
+    Returns out: (..., T, d) and weights: (..., H, T, Tk): ``scaled_dot_product_attention``
+    per head on ``split_heads(x @ w_q, H)`` and the repeated KV heads, merged, times w_o.
 
     Examples
     --------
