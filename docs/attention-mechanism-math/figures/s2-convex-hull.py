@@ -18,7 +18,7 @@ Q = rng.normal(size=(300, d_k))
 default, _ = lm.scaled_dot_product_attention(Q, K, V)
 sharp, _ = lm.scaled_dot_product_attention(Q, K, V, scale=5 / np.sqrt(d_k))
 
-fig, ax = plt.subplots(figsize=(6.4, 4.6))
+fig, ax = plt.subplots(figsize=(6.4, 4.2))
 hull = np.concatenate([corners, corners[:1]])
 ax.fill(hull[:, 0], hull[:, 1], color="0.93", zorder=0)
 ax.plot(hull[:, 0], hull[:, 1], color="0.45", lw=1, zorder=1)
@@ -45,22 +45,21 @@ ax.scatter(
 )
 for j, (x, y) in enumerate(V):
     dx, dy = (0.12, 0.08) if j < 5 else (0.1, -0.22)
-    ax.annotate(f"$v_{j}$", (x + dx, y + dy), fontsize=11)
-ax.set_aspect("equal")
+    ax.annotate(f"$v_{j}$", (x + dx, y + dy), fontsize=12)
 ax.set_xlim(-2.5, 2.6)
 ax.set_ylim(-1.7, 2.1)
-ax.set_xlabel("value coordinate 0", fontsize=10)
-ax.set_ylabel("value coordinate 1", fontsize=10)
-ax.tick_params(labelsize=9)
+ax.set_xlabel("value coordinate 0", fontsize=11)
+ax.set_ylabel("value coordinate 1", fontsize=11)
+ax.tick_params(labelsize=10)
 ax.legend(
     frameon=False,
-    fontsize=9,
+    fontsize=10,
     loc="upper center",
     bbox_to_anchor=(0.5, -0.16),
     ncol=3,
 )
 ax.set_title(
     "Every output is an average of the values: it stays in their hull",
-    fontsize=10,
+    fontsize=11,
 )
 fig.tight_layout()
