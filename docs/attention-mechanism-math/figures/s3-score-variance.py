@@ -1,6 +1,6 @@
 """Variance of unscaled and scaled attention scores against the head width.
 
-n = 4,000 independent (q, k) pairs per width, d_k = 2 ... 1024. Isotropic:
+n = 4,000 independent (q, k) pairs per width, d_k = 4 ... 1024. Isotropic:
 entries independent N(0, 1). Anisotropic: the same average variance per
 entry, all of it in a quarter of the coordinates (variance 4 there).
 """
@@ -14,14 +14,13 @@ n = 4000
 widths = 2 ** np.arange(2, 11)  # 4 ... 1024
 raw, scaled, aniso = [], [], []
 for d_k in widths:
-    q, k = rng.normal(size=(2, n, 1, d_k))
-    # the scores of one query against one key, via the kernel's scale
-    s = np.einsum("nid,nid->n", q, k)
+    q, k = rng.normal(size=(2, n, 1, d_k))  # n pairs, one query and key each
+    s = np.einsum("nid,nid->n", q, k)  # raw scores q . k, (n,)
     raw.append(s.var())
-    _, w = lm.scaled_dot_product_attention(
-        q, np.concatenate([k, np.zeros_like(k)], axis=1), np.zeros((n, 2, 1))
-    )
-    # two keys, one of them zero: logit(w) recovers the scaled score
+    # The kernel's own scale: attend from q to two keys, k and a zero key
+    # (score 0). The log of the weight ratio is then the scaled score.
+    two_keys = np.concatenate([k, np.zeros_like(k)], axis=1)  # (n, 2, d_k)
+    _, w = lm.scaled_dot_product_attention(q, two_keys, np.zeros((n, 2, 1)))
     scaled.append(np.log(w[:, 0, 0] / w[:, 0, 1]).var())
     spread = np.where(np.arange(d_k) < d_k // 4, 2.0, 0.0)
     qa, ka = rng.normal(size=(2, n, d_k)) * spread
