@@ -1,4 +1,4 @@
-"""Losses and their gradients for training embeddings: softmax, cross-entropy, SGNS, GloVe.
+"""Losses and their gradients for training embeddings: cross-entropy, SGNS, GloVe.
 
 References
 ----------
