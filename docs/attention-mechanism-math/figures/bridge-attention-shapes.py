@@ -32,29 +32,29 @@ style = {
     "mask": ("#dcefdc", "tab:green"),
 }
 main = [  # (y, label): the path of one call, top to bottom
-    (7, f"input $x$   $(B, T, d)$\n{shape(x)}"),
-    (6, f"$Q, K, V$ split into heads\n$(B, H, T, d_h)$   3 × {shape(q)}"),
+    (7, f"input $x$\n$(B, T, d)$\n{shape(x)}"),
+    (6, f"$Q, K, V$ in heads\n$(B, H, T, d_h)$\n3 × {shape(q)}"),
     (
         5,
-        f"scores $S = QK^\\top/\\sqrt{{d_h}}$\n$(B, H, T_q, T_k)$   {shape(A)}",
+        f"scores $S = QK^\\top/\\sqrt{{d_h}}$\n$(B, H, T_q, T_k)$\n{shape(A)}",
     ),
-    (4, f"$A$ = softmax over keys\n$(B, H, T_q, T_k)$   {shape(weights)}"),
-    (3, f"$O = AV$\n$(B, H, T_q, d_h)$   {shape(O)}"),
-    (2, f"concat heads\n$(B, T, H\\cdot d_h)$   {shape(concat)}"),
-    (1, f"output $[O_1,\\dots,O_H]\\,W_O$\n$(B, T, d)$   {shape(y)}"),
+    (4, f"$A$ = softmax over keys\n$(B, H, T_q, T_k)$\n{shape(weights)}"),
+    (3, f"$O = AV$\n$(B, H, T_q, d_h)$\n{shape(O)}"),
+    (2, f"concat heads\n$(B, T, H\\cdot d_h)$\n{shape(concat)}"),
+    (1, f"output $[O_1,\\dots,O_H]\\,W_O$\n$(B, T, d)$\n{shape(y)}"),
 ]
 side = [  # (y, label, style, y of the box it feeds)
-    (6, f"$W_Q, W_K, W_V$\n$(d, H\\cdot d_h)$   {shape(w_q)}", "weight", 6),
+    (6, f"$W_Q, W_K, W_V$\n$(d, H\\cdot d_h)$\n{shape(w_q)}", "weight", 6),
     (
         4.5,
-        f"mask or bias\n$(T_q, T_k)$   {shape(lm.causal_mask(T))}",
+        f"mask or bias\n$(T_q, T_k)$\n{shape(lm.causal_mask(T))}",
         "mask",
         5,
     ),
-    (1, f"$W_O$\n$(H\\cdot d_h, d)$   {shape(w_o)}", "weight", 1),
+    (1, f"$W_O$\n$(H\\cdot d_h, d)$\n{shape(w_o)}", "weight", 1),
 ]
 
-fig, ax = plt.subplots(figsize=(6.4, 6.3))
+fig, ax = plt.subplots(figsize=(5.0, 9.6))
 
 
 def box(x0, y0, label, s):
@@ -64,8 +64,8 @@ def box(x0, y0, label, s):
         label,
         ha="center",
         va="center",
-        fontsize=10.5,
-        linespacing=1.4,
+        fontsize=11.5,
+        linespacing=1.3,
         bbox=dict(
             boxstyle="round,pad=0.45", fc=style[s][0], ec=style[s][1], lw=1.5
         ),
@@ -92,7 +92,7 @@ boxes = {y0: box(0.0, y0, label, "array") for y0, label in main}
 for y0 in range(7, 1, -1):
     arrow(boxes[y0], boxes[y0 - 1])
 for y0, label, s, y_to in side:
-    arrow(box(1.3, y0, label, s), boxes[y_to], color=style[s][1], ls="--")
+    arrow(box(1.25, y0, label, s), boxes[y_to], color=style[s][1], ls="--")
 for s, name in [("array", "arrays"), ("weight", "weights"), ("mask", "mask")]:
     ax.scatter(
         [], [], marker="s", s=90, fc=style[s][0], ec=style[s][1], label=name
@@ -102,12 +102,12 @@ ax.legend(
     bbox_to_anchor=(0.5, 0.02),
     ncol=3,
     frameon=False,
-    fontsize=10,
+    fontsize=11,
 )
 ax.set_title(
     f"One attention call: $B$ = {B}, $T$ = {T}, $d$ = {d}, $H$ = {H},"
     f" $d_h$ = {d_h}",
     fontsize=11,
 )
-ax.set(xlim=(-0.9, 1.95), ylim=(0.45, 7.55))
+ax.set(xlim=(-0.75, 1.8), ylim=(0.45, 7.55))
 ax.axis("off")
