@@ -65,7 +65,7 @@ test-installed:
 lint:
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
-	$(BIN)/codespell src tests hooks bench docs README.md CONTRIBUTING.md
+	$(BIN)/codespell src tests hooks bench tools docs README.md CONTRIBUTING.md
 	$(BIN)/mypy
 
 # Kernel and pages only, no build (a quick loop while editing): no browser tests,
@@ -92,11 +92,11 @@ bench: install
 	$(BIN)/python bench/kernel.py
 	$(BIN)/python bench/site.py
 
-# The kernel as a package: its sdist and wheel in dist/ (bench/dist.py builds the
+# The kernel as a package: its sdist and wheel in dist/ (tools/dist.py builds the
 # wheel from the sdist, offline); .github/workflows/release.yml publishes them.
 dist: install
 	rm -f dist/*.whl dist/*.tar.gz
-	$(BIN)/python bench/dist.py dist
+	$(BIN)/python tools/dist.py dist
 
 # The offline copy: the site built for file:// (mkdocs.offline.yml, into
 # site-offline/), zipped as dist/math-for-llms-offline.zip; unzip it anywhere and
@@ -105,7 +105,7 @@ dist: install
 .PHONY: offline test-offline
 offline: install
 	$(BIN)/mkdocs build --strict -f mkdocs.offline.yml
-	$(BIN)/python bench/offline.py site-offline dist/math-for-llms-offline.zip
+	$(BIN)/python tools/offline.py site-offline dist/math-for-llms-offline.zip
 
 test-offline: offline
 	MFL_OFFLINE_ZIP=dist/math-for-llms-offline.zip $(BIN)/pytest tests/test_offline.py
@@ -122,20 +122,20 @@ install-latest:
 # it); `make mutation MODULE=similarity` mutates one module.
 MODULE ?=
 mutation: install
-	$(BIN)/python bench/mutation.py --prescreen docs/kernel-checks.md \
-		--equivalent bench/mutation-equivalent.txt $(if $(MODULE),--module $(MODULE))
+	$(BIN)/python tools/mutation.py --prescreen docs/kernel-checks.md \
+		--equivalent tools/mutation-equivalent.txt $(if $(MODULE),--module $(MODULE))
 
 # The README's screenshot (site/assets/screenshot.png) of the built site, via Debian's chromium.
 screenshot: build
-	$(BIN)/python bench/screenshot.py
+	$(BIN)/python tools/screenshot.py
 
-# A PDF of each lesson and one of the course, in site/pdf/ (bench/pdf.py prints the
+# A PDF of each lesson and one of the course, in site/pdf/ (tools/pdf.py prints the
 # built site with Debian's chromium; the deploy publishes them with the site).
 # `make test-pdf` prints them again and checks them (tests/test_pdf.py, about two
 # minutes; not part of `make test`).
 .PHONY: pdf test-pdf
 pdf: build
-	$(BIN)/python bench/pdf.py
+	$(BIN)/python tools/pdf.py
 
 test-pdf: build
 	MFL_PDF=1 $(BIN)/pytest tests/test_pdf.py

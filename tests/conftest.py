@@ -50,7 +50,7 @@ def pytest_runtest_makereport(item, call):
 
 
 def load_file(relative: str):
-    """Import a hook or bench script by its path from the project root (once per session)."""
+    """Import a hook, bench or tools script by its path from the project root (once per session)."""
     name = "mfl_" + relative.replace("/", "_").removesuffix(".py")
     if name not in sys.modules:
         spec = importlib.util.spec_from_file_location(name, ROOT / relative)
@@ -62,8 +62,8 @@ def load_file(relative: str):
 @pytest.fixture(scope="session")
 def browser():
     """Debian's Chromium driven by Playwright, with the loopback-only flags of
-    bench/screenshot.py. Skips locally without /usr/bin/chromium; fails in CI."""
-    shot = load_file("bench/screenshot.py")
+    tools/screenshot.py. Skips locally without /usr/bin/chromium; fails in CI."""
+    shot = load_file("tools/screenshot.py")
     if not shot.CHROMIUM.exists():
         message = f"{shot.CHROMIUM} not found (apt-get install chromium)"
         if os.environ.get("CI"):
@@ -101,7 +101,7 @@ OWN_ENTRIES = re.compile(r"^(llmmath|math_for_llms|__editable__)|\.(pth|egg-link
 
 @pytest.fixture(scope="session")
 def kernel_dist(tmp_path_factory) -> tuple[Path, Path]:
-    """The kernel's (sdist, wheel): built by bench/dist.py, or taken from $MFL_DIST.
+    """The kernel's (sdist, wheel): built by tools/dist.py, or taken from $MFL_DIST.
 
     The release workflow sets MFL_DIST=dist, so the files it is about to publish
     are the ones tested; otherwise they are built here (about a second, offline).
@@ -111,7 +111,7 @@ def kernel_dist(tmp_path_factory) -> tuple[Path, Path]:
         (sdist,) = Path(given).glob("*.tar.gz")
         (wheel,) = Path(given).glob("*.whl")
         return sdist.resolve(), wheel.resolve()
-    return load_file("bench/dist.py").build(tmp_path_factory.mktemp("dist"))
+    return load_file("tools/dist.py").build(tmp_path_factory.mktemp("dist"))
 
 
 def clean_venv(path: Path, keep=lambda name: not OWN_ENTRIES.search(name)) -> Path:

@@ -36,7 +36,7 @@ LESSON = "embedding-space-math/similarity-geometry/"
 XSS = "<img src=x onerror=alert(1)>"
 STUB = re.compile(r"is being written\.", re.I)  # a placeholder page (tests/test_quiz.py)
 
-_spec = importlib.util.spec_from_file_location("mfl_screenshot", ROOT / "bench" / "screenshot.py")
+_spec = importlib.util.spec_from_file_location("mfl_screenshot", ROOT / "tools" / "screenshot.py")
 shot = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(shot)
 

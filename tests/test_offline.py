@@ -71,7 +71,7 @@ def offline(offline_zip, tmp_path_factory, load) -> Path:
     out = tmp_path_factory.mktemp("unzipped")
     with zipfile.ZipFile(offline_zip) as archive:
         archive.extractall(out)
-    return out / load("bench/offline.py").FOLDER
+    return out / load("tools/offline.py").FOLDER
 
 
 def new_tab(browser, root: Path, viewport=DESKTOP, scheme="light"):
@@ -130,8 +130,8 @@ def tab(browser, offline):
 
 @pytest.fixture(scope="session")
 def answer(load):
-    """Answer a skill-check question right or wrong (bench/screenshot.py)."""
-    return load("bench/screenshot.py").answer_question
+    """Answer a skill-check question right or wrong (tools/screenshot.py)."""
+    return load("tools/screenshot.py").answer_question
 
 
 # --- in the browser -------------------------------------------------------------
@@ -277,7 +277,7 @@ def test_practice_shows_questions_from_both_lessons(browser, offline, device, an
 
 def test_the_zip_is_deterministic(offline_zip, offline, load, tmp_path):
     """Zipping the unzipped copy again gives the same bytes: sorted, fixed times and modes."""
-    again = load("bench/offline.py").zip_site(offline, tmp_path / "again.zip")
+    again = load("tools/offline.py").zip_site(offline, tmp_path / "again.zip")
     assert again.read_bytes() == offline_zip.read_bytes()
     with zipfile.ZipFile(offline_zip) as archive:
         names = archive.namelist()

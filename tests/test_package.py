@@ -1,6 +1,6 @@
 """The kernel as a package: what the sdist and the wheel hold, and the wheel in a clean venv.
 
-The files are the ones ``bench/dist.py`` builds (``make dist``; the release
+The files are the ones ``tools/dist.py`` builds (``make dist``; the release
 workflow publishes them), or those in ``$MFL_DIST``. The install runs offline:
 the clean venv takes numpy from this environment (see ``clean_venv`` in
 ``conftest.py``) and nothing else, so an import of anything the wheel does not
@@ -36,11 +36,11 @@ def test_the_version_is_written_in_one_place():
 
 def test_changelog_and_citation_follow_the_version(load):
     # Dated sections and the tag are checked by the release workflow itself.
-    assert load("bench/dist.py").release_problems() == []
+    assert load("tools/dist.py").release_problems() == []
 
 
 def test_release_check_catches_an_unprepared_release(load, tmp_path):
-    dist = load("bench/dist.py")
+    dist = load("tools/dist.py")
     (tmp_path / "src" / "llmmath").mkdir(parents=True)
     (tmp_path / "src" / "llmmath" / "__init__.py").write_text('__version__ = "9.1.0"\n')
     (tmp_path / "CHANGELOG.md").write_text("## [9.1.0] - Unreleased\n")
@@ -62,7 +62,7 @@ def test_sdist_holds_the_sources_and_the_changelog(kernel_dist):
     expected = {"pyproject.toml", "README.md", "LICENSE", "CHANGELOG.md"}
     expected |= {f"src/llmmath/{m}" for m in MODULES}
     assert expected <= names, sorted(expected - names)
-    assert not [n for n in names if n.startswith(("tests/", "docs/", "hooks/", "bench/"))]
+    assert not [n for n in names if n.startswith(("tests/", "docs/", "hooks/", "bench/", "tools/"))]
 
 
 def test_wheel_holds_the_package_and_its_metadata(kernel_dist):

@@ -12,7 +12,7 @@ Three layers:
 * **a reader's download runs**: every built notebook is executed headless
   (nbclient) in a clean venv that has no kernel until the notebook's own first
   cell, ``%pip install math-for-llms==<version>``, installs it from the wheel
-  ``bench/dist.py`` builds (pip is pointed at that wheel and at no index). The
+  ``tools/dist.py`` builds (pip is pointed at that wheel and at no index). The
   venv's other packages (numpy, ipykernel, pytest) come from this environment
   (``clean_venv`` in ``conftest.py``), so this runs offline. About 1.5 minutes
   on two cores: marked ``slow``; ``make test`` runs it.

@@ -1,4 +1,4 @@
-"""The PDFs of ``make pdf`` (bench/pdf.py), printed from the built site.
+"""The PDFs of ``make pdf`` (tools/pdf.py), printed from the built site.
 
 Printing the three lessons and the course takes about two minutes, so only
 ``make test-pdf`` (which sets ``MFL_PDF=1``) prints them, into a temporary
@@ -34,9 +34,9 @@ WIDGETS = ["Check answer", "Your notes on this page", "Export all notes", "min r
 
 @pytest.fixture(scope="session")
 def pdf(load):
-    if str(ROOT / "bench") not in sys.path:
-        sys.path.append(str(ROOT / "bench"))  # bench/pdf.py imports bench/screenshot.py by name
-    return load("bench/pdf.py")
+    if str(ROOT / "tools") not in sys.path:
+        sys.path.append(str(ROOT / "tools"))  # tools/pdf.py imports tools/screenshot.py by name
+    return load("tools/pdf.py")
 
 
 @pytest.fixture(scope="session")

@@ -1,10 +1,10 @@
 """Screenshot a built page top to bottom as viewport-sized tiles, for reading it as a reader does.
 
-    .venv/bin/python bench/tiles.py embedding-space-math/intuition/ [--scheme dark] [--open-details]
+    .venv/bin/python tools/tiles.py embedding-space-math/intuition/ [--scheme dark] [--open-details]
 
-Writes ``bench/out/tiles/<page>-<scheme>-NN.png`` (1280x900 by default, each
+Writes ``tools/out/tiles/<page>-<scheme>-NN.png`` (1280x900 by default, each
 tile overlapping the last by 100 px) from the site built in ``site/``, served
-on 127.0.0.1 with the loopback-only Chromium of ``bench/screenshot.py``.
+on 127.0.0.1 with the loopback-only Chromium of ``tools/screenshot.py``.
 ``--open-details`` expands every collapsed block (solutions, figure code)
 first. Page reviews read every tile in the light palette and the figures,
 formulas and tables again in the dark one.
@@ -27,7 +27,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("page", help="site-relative path, e.g. embedding-space-math/intuition/")
     parser.add_argument("--scheme", choices=["light", "dark"], default="light")
     parser.add_argument("--site", type=Path, default=SITE)
-    parser.add_argument("--out", type=Path, default=ROOT / "bench" / "out" / "tiles")
+    parser.add_argument("--out", type=Path, default=ROOT / "tools" / "out" / "tiles")
     parser.add_argument("--open-details", action="store_true")
     parser.add_argument("--size", default="1280x900", help="viewport WIDTHxHEIGHT")
     args = parser.parse_args(argv)

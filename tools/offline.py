@@ -1,6 +1,6 @@
 """Zip the offline copy of the site (``make offline``).
 
-``python bench/offline.py SITE OUT`` writes the site built from
+``python tools/offline.py SITE OUT`` writes the site built from
 ``mkdocs.offline.yml`` (``SITE``, normally ``site-offline/``) into the zip file
 ``OUT`` (normally ``dist/math-for-llms-offline.zip``), under one folder,
 ``math-for-llms-offline/``: unzipped anywhere, its ``index.html`` opens the

@@ -16,10 +16,10 @@ This script, run from the project root (``make mutation``):
    ``PYTHONPATH`` and its own shard of each module's session;
 3. runs ``pytest docs`` unmutated in a copy (it must pass) and sets the
    per-mutant timeout to ``max(timeout in mutation.toml, 4 x that run)``;
-4. initializes one cosmic-ray session per module in ``bench/out/mutation/``
+4. initializes one cosmic-ray session per module in ``tools/out/mutation/``
    (``cosmic-ray init``), splits its pending mutants between the workers and
    runs them (``cosmic-ray exec``), merging the results back;
-5. prints (and writes to ``bench/out/mutation/report.txt``) per module and
+5. prints (and writes to ``tools/out/mutation/report.txt``) per module and
    overall: mutants, killed, timeouts, survived, equivalent, kill ratio, then
    every surviving mutant (``module:line:col``, operator, diff) by module.
 
@@ -69,14 +69,14 @@ import toml
 from cosmic_ray.modules import filter_paths, find_modules
 
 ROOT = Path(__file__).resolve().parents[1]
-OUT = ROOT / "bench" / "out" / "mutation"
+OUT = ROOT / "tools" / "out" / "mutation"
 BIN = Path(sys.executable).parent
 # Not copied into the workers' trees: environments, caches, build output, VCS.
 SKIP_NAMES = {
     ".venv", "node_modules", "site", ".git", ".cache", "__pycache__", ".pytest_cache",
     ".hypothesis", ".mypy_cache", ".ruff_cache",
 }  # fmt: skip
-SKIP_PATHS = {ROOT / "bench" / "out"}
+SKIP_PATHS = {ROOT / "tools" / "out"}
 INVALID = "not valid Python"
 
 

@@ -5,10 +5,10 @@ overview page, sections, closing pages and theory notebook, in nav order) and
 ``site/pdf/math-for-llms.pdf`` for the whole course (the lessons, Notation and
 References), so the deploy publishes them with the site::
 
-    .venv/bin/python bench/pdf.py [--site site] [--out site/pdf]
+    .venv/bin/python tools/pdf.py [--site site] [--out site/pdf]
 
 ``site/`` is served on 127.0.0.1 to the loopback-only Chromium of
-``bench/screenshot.py``. A lesson prints as one document: its overview page
+``tools/screenshot.py``. A lesson prints as one document: its overview page
 with the other pages' articles appended, each from a new sheet, so fonts are
 embedded once and links between its pages stay inside the PDF. KaTeX typesets
 the math first, figures stay vectors, and ``docs/stylesheets/print.css`` sets

@@ -1,6 +1,6 @@
 """Build the kernel's sdist and wheel (``make dist``, the release workflow, the tests).
 
-``python bench/dist.py [OUT]`` writes ``<name>-<version>.tar.gz`` and
+``python tools/dist.py [OUT]`` writes ``<name>-<version>.tar.gz`` and
 ``<name>-<version>-py3-none-any.whl`` into ``OUT`` (default ``dist/``) and
 prints their paths. What ``python -m build --no-isolation`` does, without
 adding ``build`` to the lock:
@@ -16,7 +16,7 @@ setuptools comes from the environment (``requirements.lock`` pins it): no
 network, no build isolation. The release workflow publishes exactly these two
 files; ``tests/test_package.py`` installs the wheel in a clean venv.
 
-``python bench/dist.py --check-release vX.Y.Z`` (the release workflow, before
+``python tools/dist.py --check-release vX.Y.Z`` (the release workflow, before
 it builds) fails unless the tag names ``llmmath.__version__`` and CHANGELOG.md
 and CITATION.cff are ready for that release: a changelog section dated
 ``YYYY-MM-DD``, and the citation's version and date equal to it.

@@ -5,7 +5,7 @@ By default it writes ``site/assets/screenshot.png``: the top of the
 Options take other shots, e.g. the dark palette with a skill-check question
 answered and the notes panel open::
 
-    .venv/bin/python bench/screenshot.py --scheme dark --answer --notes \\
+    .venv/bin/python tools/screenshot.py --scheme dark --answer --notes \\
         --scroll-to '#skill-check' -o /tmp/shots/quiz-dark.png
 
 The site is served from ``site/`` on 127.0.0.1 (a random port) and Chromium
