@@ -153,6 +153,22 @@ def test_blockwise_never_holds_the_full_score_matrix():
     assert peak_block < full / 4 < peak_sdpa
 
 
+def test_blockwise_causal_builds_no_full_mask():
+    # causal=True masks each block from its indices: not even the (T, T) boolean
+    # mask (one byte per pair) is ever held
+    rng = np.random.default_rng(7)
+    t, d = 2048, 8
+    q, k, v = rng.normal(size=(3, t, d))
+    tracemalloc.start()
+    try:
+        out, _ = blockwise_attention(q, k, v, block_size=32, causal=True)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < t * t / 2  # the boolean (T, T) mask alone is t * t bytes
+    assert np.allclose(out, sdpa(q, k, v, causal=True)[0], rtol=1e-12, atol=1e-12)
+
+
 def test_blockwise_matches_torch_sdpa_and_logsumexp():
     torch = pytest.importorskip("torch")
     F = torch.nn.functional

@@ -80,7 +80,7 @@ def _check_extra(x: np.ndarray, shape: tuple, name: str, f: str) -> tuple:
     return out
 
 
-def _inputs(q, k, v, mask, bias, causal, scale, f):
+def _inputs(q, k, v, mask, bias, scale, f):
     """Validated ``q, k, v, mask, bias, scale`` and the broadcast scores shape."""
     q = _validate.float_array(q, "q", f, min_ndim=2)
     k = _validate.float_array(k, "k", f, min_ndim=2)
@@ -117,9 +117,6 @@ def _inputs(q, k, v, mask, bias, causal, scale, f):
                 "To add a float (0 / -inf) mask to the scores, pass it as bias="
             )
         shape = _check_extra(mask, shape, "mask", f)
-    if causal:
-        cm = np.arange(tk)[None, :] <= np.arange(tq)[:, None]
-        mask = cm if mask is None else mask & cm
     return q, k, v, mask, bias, float(scale), shape
 
 
@@ -153,7 +150,8 @@ def blockwise_attention(
     scores, a (..., Tq, block_size) buffer, update a running row max ``m``,
     normalizer ``l`` and unnormalized output ``acc``, the old values rescaled by
     ``exp(m − m')``; ``out = acc / l`` once at the end, ``lse = m + ln l``. The
-    full (Tq, Tk) score matrix never exists. A row with no visible key gets
+    full (Tq, Tk) score matrix never exists, nor does a (Tq, Tk) causal mask:
+    ``causal`` is applied block by block from the indices. A row with no visible key gets
     ``out = 0`` and ``lse = -inf``.
 
     Examples
@@ -168,7 +166,7 @@ def blockwise_attention(
     ((5, 4), (5,))
     """
     f = "blockwise_attention"
-    q, k, v, mask, bias, scale, shape = _inputs(q, k, v, mask, bias, causal, scale, f)
+    q, k, v, mask, bias, scale, shape = _inputs(q, k, v, mask, bias, scale, f)
     b = _validate.positive_int(block_size, "block_size", f)
     m = np.full(shape[:-1], -np.inf)
     l = np.zeros(shape[:-1])  # noqa: E741 (the paper's name)
@@ -181,6 +179,8 @@ def blockwise_attention(
             s = s + _cols(bias, start, stop)
         if mask is not None:
             s = np.where(_cols(mask, start, stop), s, -np.inf)
+        if causal:  # this block's part of the top-left causal mask, from indices
+            s = np.where(np.arange(start, stop) <= np.arange(shape[-2])[:, None], s, -np.inf)
         m_new = np.maximum(m, s.max(axis=-1))
         shift = np.where(np.isfinite(m_new), m_new, 0.0)  # no visible key yet: exp gives 0
         s -= shift[..., None]
@@ -234,7 +234,7 @@ def sdpa_backward(
     True
     """
     f = "sdpa_backward"
-    q, k, v, mask, bias, scale, shape = _inputs(q, k, v, mask, bias, causal, scale, f)
+    q, k, v, mask, bias, scale, shape = _inputs(q, k, v, mask, bias, scale, f)
     g = _validate.float_array(grad_out, "grad_out", f, min_ndim=2)
     out_shape = (*shape[:-1], v.shape[-1])
     if g.shape != out_shape:
@@ -243,7 +243,7 @@ def sdpa_backward(
             f"got {g.shape}"
         )
     # the weights A (..., Tq, Tk) of the forward pass, 0 on rows with no visible key
-    _, a = scaled_dot_product_attention(q, k, v, mask=mask, bias=bias, scale=scale)
+    _, a = scaled_dot_product_attention(q, k, v, mask=mask, bias=bias, causal=causal, scale=scale)
     da = g @ np.swapaxes(v, -1, -2)
     ds = a * (da - (da * a).sum(axis=-1, keepdims=True))
     dq = scale * (ds @ k)
@@ -285,7 +285,7 @@ def linear_attention(
     """
     f = "linear_attention"
     mode = _validate.option(mode, ("parallel", "recurrent"), "mode", f)
-    q, k, v, *_ = _inputs(q, k, v, None, None, False, None, f)
+    q, k, v, *_ = _inputs(q, k, v, None, None, None, f)
     if causal and q.shape[-2] != k.shape[-2]:
         raise ValueError(
             f"{f}: causal needs as many queries as keys (axis -2); got q {q.shape} and k {k.shape}"
