@@ -37,7 +37,12 @@ def _scores_arg(a: Any, name: str, shape: tuple, f: str) -> np.ndarray:
     else:
         a = _validate.float_array(a, name, f, neg_inf=True)
     if a.ndim not in (2, len(shape)):
-        head = f" (no head axis H: use {name}[:, None])" if a.ndim == len(shape) - 1 else ""
+        head = (
+            f" (no head axis H: pass a per-batch (B, Tq, Tk) {name} as {name}[:, None], "
+            f"a per-head (H, Tq, Tk) one as {name}[None])"
+            if a.ndim == len(shape) - 1
+            else ""
+        )
         raise ValueError(
             f"{f}: {name} must be (Tq, Tk) or have the {len(shape)} dimensions of the per-head "
             f"scores (..., H, Tq, Tk) = {shape}; got shape {a.shape}{head}"
