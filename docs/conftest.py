@@ -4,8 +4,8 @@ Fences tagged ``python``, ``py``, ``python3`` or ``pycon`` are collected,
 including ones with attributes such as ``python title="x.py"``: sybil's stock
 Markdown parser only takes a bare ``python`` tag and silently ignores the
 rest, so this file widens it. A block that starts with ``>>>`` is a doctest
-(output checked, floats compared to the written precision: see
-``WrittenPrecisionChecker``) and is one test, however many prompts it has;
+(output checked, numbers as the code prints them: see
+``PrintedNumberChecker``) and is one test, however many prompts it has;
 any other block runs as a script and proves its point with ``assert``. The
 namespace is shared down a page.
 ``tests/test_docs_guard.py`` checks that nothing python-like escapes
@@ -24,7 +24,6 @@ from sybil.evaluators.doctest import (
     NUMBER,
     DocTest,
     OutputChecker,
-    float_approx_equal,
 )
 from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
 from sybil.parsers.markdown.codeblock import (
@@ -56,17 +55,23 @@ class AnyPythonFenceParser(CodeBlockParser):
                 yield region
 
 
-class WrittenPrecisionChecker(OutputChecker):
-    """``NUMBER`` as "equal when rounded to the digits written".
+class PrintedNumberChecker(OutputChecker):
+    """A number in the output must be the number the code prints.
 
-    Not "within one unit": sybil's ``NUMBER`` accepts a float within
-    ``10**-digits`` of the written one, so ``0.87`` passes for anything in
-    [0.86, 0.88], and numpy's ``1.`` (no digits after the point) for anything
-    in [0, 2]: a page could print a wrong value and still pass. Here the
-    tolerance is half a unit of the last written digit, and a bare ``1.``
-    (numpy's form for a float that is whole to its 8 printed digits, ``docs``
-    sets ``precision=8``) must be whole to 8 digits as well.
+    Sybil's ``NUMBER`` flag accepts any float within ``10**-digits`` of the
+    written one, so ``0.87`` would pass for anything in [0.86, 0.88], and a
+    page could show ``0.93`` where the code prints ``0.934``: a reader who
+    pastes the block would see something else. Here a written number matches
+    a printed one only when the two are the same float, or differ by
+    floating-point noise in the last digits of a full ``repr`` (relative
+    difference at most ``NOISE``, about the last three of Python's 17
+    significant digits): ``0.30000000000000004`` for a written ``0.3``, or a
+    mean of 0.6666666666666666 that another BLAS returns as
+    0.6666666666666667. A number printed to fewer digits (``round(x, 4)``,
+    numpy's eight) must be written exactly as printed.
     """
+
+    NOISE = 1e-13
 
     def _remove_unwanted_precision(self, want: str, got: str) -> str:
         wants = list(self._number_re.finditer(want))
@@ -75,18 +80,8 @@ class WrittenPrecisionChecker(OutputChecker):
             return got
         offset = 0
         for w, g in zip(wants, gots, strict=True):
-            fraction, exponent = (
-                w.group("fraction"),
-                w.group("exponent1") or w.group("exponent2"),
-            )
-            # numpy's "1.": whole to 8 digits
-            if fraction is None and exponent is None:
-                precision = 8
-            else:
-                precision = len(fraction or "") - int(exponent or 0)
-            # the factor absorbs binary rounding of the decimals themselves
-            tolerance = 0.5 * 10**-precision * (1 + 1e-9)
-            if float_approx_equal(w.group(), g.group(), tolerance=tolerance):
+            a, b = float(w.group()), float(g.group())
+            if a == b or abs(a - b) <= self.NOISE * max(abs(a), abs(b)):
                 got = (
                     got[: g.start() + offset]
                     + w.group()
@@ -109,7 +104,7 @@ def unsign_zeros(text: str) -> str:
     return BRACKET_PADDING.sub(r"\1", text)
 
 
-class PortableOutputChecker(WrittenPrecisionChecker):
+class PortableOutputChecker(PrintedNumberChecker):
     """Also treats ``-0.0`` and ``0.0`` alike, and only that.
 
     Whether a tiny result comes out as ``-0.0`` or ``0.0`` depends on the order
@@ -202,6 +197,7 @@ class PythonExamplesParser(PythonCodeBlockParser):
 
 def _setup(namespace: dict) -> None:
     # numpy 2 prints scalars as np.float64(0.25); the pages show plain numbers.
+    # The home page ("How the pages work") shows readers this same call.
     namespace["_saved_printoptions"] = np.get_printoptions()
     np.set_printoptions(legacy="1.25", precision=8, suppress=True)
 
