@@ -25,7 +25,18 @@ page back, so the rendered page is untouched. Two changes:
   KaTeX to typeset in the browser, and a search result would show it raw
   (``\\(\\mathbf h\\in\\mathbb R^{d}\\)``). The indexed copy reads ``h ∈ ℝ^d``:
   common symbols become their characters, styling commands keep their
-  argument, braces and delimiters go (``tex_text``).
+  argument, braces and delimiters go (``tex_text``). Fractions and roots keep
+  their structure in a linear form: ``\\frac{T_{train}}{T_{target}}`` reads
+  ``T_train/T_target`` and ``\\sqrt{d_k}`` reads ``√(d_k)`` (a bar or a root
+  sign that vanished read as different math).
+* **Headings name their abbreviation.** A heading whose words spell out a term
+  the course also writes as an abbreviation (``SEARCH_ALIASES``: "Rotary
+  Position Embeddings", "Grouped-query attention") is indexed with it
+  appended, "7. Rotary Position Embeddings (RoPE)", so a search for "RoPE"
+  finds the section named after it (the result titles show the same). The
+  order of results is then settled in the browser
+  (``docs/javascripts/lazy-search.js``): a section or page whose title names
+  the term comes first.
 """
 
 from __future__ import annotations
@@ -154,9 +165,63 @@ BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "E": "𝔼"}
 TEX_COMMAND = re.compile(r"\\(mathbb)\s*\{?([A-Z])\}?|\\([A-Za-z]+|[|,;:! ])")
 
 
+def _group(tex: str, i: int) -> tuple[str, int]:
+    """The argument of a TeX command that starts at ``tex[i]`` (spaces skipped):
+    a braced group without its braces, a command, or one character; and the
+    index after it."""
+    while i < len(tex) and tex[i] == " ":
+        i += 1
+    if i >= len(tex):
+        return "", i
+    if tex[i] == "{":
+        depth = 0
+        for j in range(i, len(tex)):
+            if tex[j] == "{" and tex[j - 1 : j] != "\\":
+                depth += 1
+            elif tex[j] == "}" and tex[j - 1 : j] != "\\":
+                depth -= 1
+                if depth == 0:
+                    return tex[i + 1 : j], j + 1
+        return tex[i + 1 :], len(tex)  # unbalanced: take the rest
+    command = re.match(r"\\[A-Za-z]+", tex[i:])
+    if command:
+        return command[0], i + len(command[0])
+    return tex[i], i + 1
+
+
+FRACTION_OR_ROOT = re.compile(r"\\[dt]?frac(?![A-Za-z])|\\sqrt(?![A-Za-z])\s*(?:\[([^\]]*)\])?")
+# One token: x, 2, T_train, d^2, √(d_k), f(x); not a+b, not ∂ L.
+SIMPLE = re.compile(r"(?:[\w.^ᵀ′√]|\([^()]*\))+")
+
+
+def _linear(tex: str) -> str:
+    """``\\frac{a}{b}`` as ``a/b`` and ``\\sqrt{x}`` as ``√x``, in searchable
+    text (``tex_text``), with parentheses where the argument is more than one
+    token (a fraction's) or more than one character (a root's):
+    ``(a + b)/2``, ``T_train/T_target``, ``1/√(d_k)``."""
+    out, pos = [], 0
+    while m := FRACTION_OR_ROOT.search(tex, pos):
+        out.append(tex[pos : m.start()])
+        if m[0].startswith("\\sqrt"):
+            arg, pos = _group(tex, m.end())
+            arg = tex_text(arg)
+            index = f"^{tex_text(m[1])}" if m[1] else ""  # \sqrt[3]{x}: ^3√x
+            simple = len(arg) == 1 or arg.isdigit()
+            out.append(f"{index}√{arg if simple else f'({arg})'}")
+        else:
+            top, after = _group(tex, m.end())
+            bottom, pos = _group(tex, after)
+            parts = [tex_text(top), tex_text(bottom)]
+            a, b = (x if SIMPLE.fullmatch(x) else f"({x})" for x in parts)
+            out.append(f" {a}/{b} ")
+    out.append(tex[pos:])
+    return "".join(out)
+
+
 def tex_text(tex: str) -> str:
     """TeX source as searchable text: ``\\lVert\\mathbf u\\rVert^{2}`` reads ``‖u‖^2``."""
     tex = re.sub(r"^\s*\\[(\[]|\\[)\]]\s*$", "", tex.strip())
+    tex = _linear(tex)
     tex = re.sub(r"\^\s*\{?\\top\}?", "ᵀ", tex)  # u^\top: uᵀ
     tex = re.sub(r"\\(?:begin|end)\{\w+\*?\}|\\\\(?:\[[^\]]*\])?|&", " ", tex)  # layout
     tex = tex.replace("\\{", "\x01").replace("\\}", "\x02")  # a literal brace survives
@@ -184,9 +249,55 @@ def plain_math(content: str) -> str:
     return MATH.sub(plain, content)
 
 
+# Abbreviations the course uses, with the words a heading spells them out in
+# (compared without case, hyphens or a plural "s"). Only headings are changed.
+SEARCH_ALIASES = {
+    "RoPE": ["rotary position embedding", "rotary positional embedding"],
+    "ALiBi": ["attention with linear biases"],
+    "GQA": ["grouped query attention"],
+    "MQA": ["multi query attention"],
+    "MHA": ["multi head attention"],
+    "MLA": ["multi head latent attention"],
+    "SDPA": ["scaled dot product attention"],
+    "PCA": ["principal component analysis"],
+    "SGNS": ["skip gram with negative sampling"],
+    "RAG": ["retrieval augmented generation"],
+}
+HEADING = re.compile(r"(<h([1-6])\b[^>]*>)(.*?)(<a class=\"headerlink\"[^>]*>.*?</a>)?(</h\2>)", re.S)
+
+
+def _words(text: str) -> str:
+    """Lower-case words without hyphens or a plural s: "Multi-Head Attentions" -> "multi head attention"."""
+    words = re.findall(r"[^\W_]+", text.lower())
+    return " ".join(w[:-1] if len(w) > 3 and w.endswith("s") else w for w in words)
+
+
+def heading_aliases(text: str) -> list[str]:
+    """The abbreviations a heading's text spells out and does not already show."""
+    words = f" {_words(text)} "
+    shown = set(re.findall(r"[^\W_]+", text.lower()))
+    return [
+        abbreviation
+        for abbreviation, spelled in SEARCH_ALIASES.items()
+        if abbreviation.lower() not in shown
+        and any(f" {_words(s)} " in words for s in spelled)
+    ]
+
+
+def name_abbreviations(content: str) -> str:
+    """``content`` with " (RoPE)" after each heading that spells out "Rotary Position Embeddings"."""
+
+    def heading(m: re.Match) -> str:
+        found = heading_aliases(html.unescape(TAG.sub("", m[3])))
+        extra = f" ({', '.join(found)})" if found else ""
+        return f"{m[1]}{m[3]}{extra}{m[4] or ''}{m[5]}"
+
+    return HEADING.sub(heading, content)
+
+
 def search_text(content: str) -> str:
     """What the search plugin indexes of ``content`` (see the module docstring)."""
-    return plain_math(plain_code(drop_excluded(content)))
+    return name_abbreviations(plain_math(plain_code(drop_excluded(content))))
 
 
 @event_priority(100)  # before the search plugin (priority 0) reads page.content
