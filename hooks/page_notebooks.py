@@ -18,11 +18,16 @@ The notebook is the page, top to bottom:
 * The title, where the page lives, and a setup cell that shows values as the
   page does: every expression line prints, as in a doctest, and numpy prints
   ``0.25`` rather than ``np.float64(0.25)`` (the pages' print options).
-* **Prose** as Markdown cells, split at headings. Links point at the site:
-  a link to another page or heading, an API reference
-  (``[`lm.dot`][llmmath.similarity.dot]``), a figure, and a citation
-  (``[@key]``, shown as author and year, linked to the References page) all
-  become absolute URLs under ``site_url``.
+* **Prose** as Markdown cells, split at headings. Links to other pages point
+  at the site: a link to another page or heading, an API reference
+  (``[`lm.dot`][llmmath.similarity.dot]``) and a citation (``[@key]``, shown
+  as author and year, linked to the References page) become absolute URLs
+  under ``site_url``. A link to a heading of the same page stays in the
+  notebook (``#anchor``; each heading carries the page's id for it,
+  ``<a id="...">``), so it works offline.
+* **Figures are embedded**, as cell attachments (``attachment:name.svg``,
+  the SVG the site shows; ``on_env``, once the figures are drawn), so the
+  notebook shows them offline and before the site is deployed.
 * **Each Python example** as one code cell. Doctest prompts (``>>>``, ``...``)
   go; each expected output stays as a comment under its statement
   (``# 6.0``). A statement whose expected output is an exception runs inside
@@ -68,6 +73,7 @@ from urllib.parse import urlsplit
 import buildcache
 from bibliography import citation_labels  # hooks/bibliography.py: author-year labels
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from mkdocs.structure.files import File, Files
 from mkdocs.utils.meta import get_data
 from quiz import parse_quizzes  # hooks/quiz.py: the same parser as the build's skill checks
@@ -384,6 +390,8 @@ def rewrite_links(text: str, src_uri: str, site: Site, where: str) -> str:
         parts = urlsplit(dest)
         if parts.scheme or parts.netloc or dest.startswith("mailto:"):
             return m.group(0)
+        if not parts.path and parts.fragment:
+            return f"{m['bang']}[{m['text']}](#{parts.fragment}{m['title'] or ''})"
         if not parts.path:
             url: str | None = here
         else:
@@ -489,7 +497,7 @@ def build_notebook(
     )
     if license:
         about += f" *{license}.*"
-    cells += [_cell("markdown", about), _cell("code", SETUP)]
+    cells += [_cell("markdown", anchored(about)), _cell("code", SETUP)]
     for item in items:
         if item.kind == "code":
             cells.append(_cell("code", code_cell_source(item.text), item.tags))
@@ -497,7 +505,7 @@ def build_notebook(
             text = f"*Not run here ({item.reason}):*\n\n```python\n{item.text}\n```"
             cells.append(_cell("markdown", _quoted(text, item.depth), item.tags))
         else:
-            text = rewrite_links(item.text, src_uri, site, src_uri)
+            text = anchored(rewrite_links(item.text, src_uri, site, src_uri))
             cells.append(_cell("markdown", _quoted(text, item.depth), item.tags))
     for number, cell in enumerate(cells):
         cell["id"] = f"cell-{number}"  # stable: two builds give the same bytes
@@ -513,6 +521,28 @@ def build_notebook(
     # nbformat's own layout (nbformat.writes), without validating each cell as
     # it is made (two thirds of the time); the tests validate every notebook.
     return json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def anchored(text: str) -> str:
+    """Each heading line with ``<a id="...">``, the id the page gives that heading
+    (Markdown's toc slug), so a ``#...`` link to it works inside the notebook."""
+    from markdown.extensions.toc import slugify
+
+    def heading(m: re.Match) -> str:
+        words = re.sub(r"[`*_]|\$[^$]*\$", lambda x: "" if x[0] in "`*_" else x[0][1:-1], m["text"])
+        return f'{m[0]} <a id="{slugify(words, "-")}"></a>'
+
+    out, fence = [], None
+    for line in text.split("\n"):
+        opened = FENCE.match(line)
+        if fence is None and opened:
+            fence = opened["fence"]
+        elif fence is not None and line.strip().startswith(fence):
+            fence = None
+        elif fence is None:
+            line = re.sub(r"^#{1,6}[ \t]+(?P<text>.+?)[ \t]*$", heading, line)
+        out.append(line)
+    return "\n".join(out)
 
 
 def _cell(kind: str, source: str, tags: list[str] | None = None) -> dict:
@@ -550,7 +580,89 @@ def distribution() -> tuple[str, str]:
 # MkDocs events
 
 
+_MADE: list[File] = []  # this build's page notebooks (figures embedded in on_env)
+FIGURE_LINK = re.compile(r"!\[(?P<alt>[^\]]*)\]\((?P<url>[^)\s]+/figures/(?P<name>[\w-]+\.svg))\)")
+
+
+def embed_figures(notebook_text: str, site_url: str, files: Files, where: str) -> str:
+    """The notebook with each figure of the site as a cell attachment (SVG)."""
+    notebook = json.loads(notebook_text)
+    for cell in notebook["cells"]:
+        if cell["cell_type"] != "markdown":
+            continue
+        source = "".join(cell["source"])
+        attachments = {}
+
+        def attach(m: re.Match) -> str:
+            url = m["url"]
+            if not url.startswith(site_url):
+                return m.group(0)
+            figure = files.get_file_from_path(url[len(site_url) :])  # lesson/figures/x.svg
+            if figure is None:
+                log.warning("%s: the notebook's figure %s is not in the site", where, url)
+                return m.group(0)
+            attachments[m["name"]] = {"image/svg+xml": figure.content_string}
+            return f"![{m['alt']}](attachment:{m['name']})"
+
+        source = FIGURE_LINK.sub(attach, source)
+        if attachments:
+            cell["source"] = source.splitlines(keepends=True)
+            cell["attachments"] = attachments
+    return json.dumps(notebook, sort_keys=True, indent=1, ensure_ascii=False) + "\n"
+
+
+def on_env(env, config, files):
+    """Embed the figures (hooks/figures.py has drawn them all by its on_env, which runs first)."""
+    site_url = config.get("site_url", "").rstrip("/") + "/"
+    for file in _MADE:
+        file.content_string = embed_figures(file.content_string, site_url, files, file.src_uri)
+    _MADE.clear()
+    return env
+
+
+# Packages the theory notebooks import besides the kernel's (they draw figures).
+THEORY_PACKAGES = {**EXTRA_PACKAGES, "matplotlib": "matplotlib"}
+
+
+def with_install_cell(notebook_text: str, distribution: str, version: str, where: str) -> str:
+    """A theory notebook with the page notebooks' first cell: ``%pip install`` of
+    the kernel (and of what else it imports), so it runs in Colab as downloaded."""
+    notebook = json.loads(notebook_text)
+    codes = ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == "code"]
+    extra = []
+    for module in sorted(set().union(*map(imported_modules, codes)) if codes else set()):
+        if module in KERNEL_IMPORTS or module in sys.stdlib_module_names:
+            continue
+        if module not in THEORY_PACKAGES:
+            raise PluginError(f"{where}: imports `{module}`; add it to THEORY_PACKAGES")
+        extra.append(THEORY_PACKAGES[module])
+    line = " ".join(["%pip install -q", f"{distribution}=={version}", *extra])
+    cell = _cell("code", "# The course's kernel (import llmmath), the version this site was built with.\n" + line)
+    if (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) >= (4, 5):
+        cell["id"] = "install-kernel"  # cell ids exist from nbformat 4.5
+    else:
+        del cell["id"]
+    cell["metadata"] = {"tags": ["install"]}
+    notebook["cells"].insert(0, cell)
+    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+
+
+@event_priority(-100)  # after mkdocs-jupyter copied each theory.ipynb beside its page
+def on_post_build(config) -> None:
+    """The downloadable copy of each lesson's theory notebook gets the install cell
+    (the source in docs/ runs in the build's own environment and has none)."""
+    name, version = distribution()
+    site = Path(config["site_dir"])
+    # beside the page: <lesson>/theory/theory.ipynb, or <lesson>/theory.ipynb offline
+    for copy in sorted({*site.glob("*/theory/theory.ipynb"), *site.glob("*/theory.ipynb")}):
+        copy.write_text(
+            with_install_cell(copy.read_text(encoding="utf-8"), name, version, str(copy)),
+            encoding="utf-8",
+        )
+
+
 def on_files(files: Files, config) -> Files:
+    _MADE.clear()
     site_url = config.get("site_url")
     if not site_url:
         raise PluginError("mkdocs.yml: the page notebooks link to the site, so set `site_url`")
@@ -609,5 +721,7 @@ def on_files(files: Files, config) -> Files:
         if warned.count:  # the next build must warn again
             notebooks.forget(key)
         if content:
-            files.append(File.generated(config, uri, content=content))
+            made = File.generated(config, uri, content=content)
+            files.append(made)
+            _MADE.append(made)
     return files

@@ -10,7 +10,10 @@ Right under a lesson page's title this hook inserts, at build time:
 
 * the estimated reading time and the number of headings, e.g.
   ``≈ 14 min read · 23 headings · 5 skill-check questions · theory notebook``
-  (the last a link to the lesson's ``theory.ipynb``, on every other page of the lesson);
+  (the last a link to the lesson's ``theory.ipynb``, on every other page of the lesson;
+  on a numbered section page it opens the notebook at that section, the
+  notebook's heading that starts with the same number, e.g.
+  ``theory/#7-rotary-position-embeddings``);
 * on the theory notebook's own page, a button that downloads the ``.ipynb``
   file: the copy that mkdocs-jupyter's ``include_source`` puts next to the
   page, linked relatively, so it works on any host and offline;
@@ -189,6 +192,33 @@ class Notebook:
     file: str  # relative URL of the .ipynb file (copied by mkdocs-jupyter's include_source)
     name: str  # file name offered by the download, e.g. embedding-space-math-theory.ipynb
     size: int  # bytes
+    uri: str = ""  # a page notebook's src_uri: its size is read again in on_post_page
+
+
+SECTION_NUMBER = re.compile(r"^\s*(\d+)\.\s")
+NOTEBOOK_HEADING = re.compile(r"^#{1,6}\s+(.+?)\s*#*\s*$", re.M)
+
+
+def notebook_anchor(title: str | None, notebook_path: str) -> str:
+    """``#7-rotary-position-embeddings``: the notebook heading of the section that
+    ``title`` ("7. Rotary Position Embeddings") numbers, or "" if there is none.
+
+    The id is the one the notebook page gives that heading (Markdown's toc slug).
+    """
+    number = SECTION_NUMBER.match(title or "")
+    if not number:
+        return ""
+    from markdown.extensions.toc import slugify
+
+    cells = json.loads(Path(notebook_path).read_text(encoding="utf-8")).get("cells", [])
+    for cell in cells:
+        if cell.get("cell_type") != "markdown":
+            continue
+        source = "".join(cell.get("source", []))
+        for heading in NOTEBOOK_HEADING.finditer(source):
+            if re.match(rf"{number[1]}\.\s", heading[1]):
+                return "#" + slugify(heading[1], "-")
+    return ""
 
 
 def notebook_link(page, files) -> Notebook | None:
@@ -203,7 +233,10 @@ def notebook_link(page, files) -> Notebook | None:
     copy = posixpath.join(posixpath.dirname(notebook.dest_uri), source)
     on_it = notebook.src_uri == page.file.src_uri
     return Notebook(
-        page=None if on_it else get_relative_url(notebook.url, page.url),
+        page=None
+        if on_it
+        else get_relative_url(notebook.url, page.url)
+        + notebook_anchor(page.title, notebook.abs_src_path),
         file=get_relative_url(copy, page.url),
         name=f"{lesson}-{source}",
         size=Path(notebook.abs_src_path).stat().st_size,
@@ -218,12 +251,14 @@ def page_notebook(page, files) -> Notebook | None:
     notebook = files.get_file_from_path(uri)
     if notebook is None:
         return None
+    _NOTEBOOK_FILES[uri] = notebook
     return Notebook(
         page=None,
         file=get_relative_url(notebook.url, page.url),
         # every lesson has an exercises page: the lesson in the name keeps downloads apart
         name=uri.replace("/", "-"),
         size=len(notebook.content_bytes),
+        uri=uri,
     )
 
 
@@ -266,7 +301,11 @@ def reader_block(
             + "</p>"
         )
     if own_notebook:
-        kb = max(1, round(own_notebook.size / 1024))
+        # The size is filled in when the page is written (on_post_page):
+        # hooks/page_notebooks.py embeds the figures after the pages render.
+        kb = f"<!-- notebook-kb: {own_notebook.uri} -->" if own_notebook.uri else max(
+            1, round(own_notebook.size / 1024)
+        )
         download += (
             '<p class="mfl-download">'
             + _download(own_notebook, "Download as notebook")
@@ -293,6 +332,8 @@ def reader_block(
         '<span class="mfl-notes-actions">'
         '<button type="button" class="md-button mfl-notes-export">Export all notes</button>'
         '<button type="button" class="md-button mfl-notes-import">Import notes…</button>'
+        '<button type="button" class="md-button mfl-notes-delete">Delete this note</button>'
+        '<button type="button" class="md-button mfl-notes-undo" hidden>Undo delete</button>'
         '<input type="file" class="mfl-notes-file" accept=".md,.markdown,.txt,text/markdown,text/plain" hidden>'
         "</span></div></div></details></div>"
     )
@@ -303,6 +344,8 @@ def reader_block(
 # pages nobody asks about (API reference, notebook) was a fifth of the build.
 _CONTENT: dict[str, str] = {}
 _STATS: dict[str, dict[str, int]] = {}
+_NOTEBOOK_FILES: dict = {}  # page notebook src_uri -> its File (size read in on_post_page)
+NOTEBOOK_KB = re.compile(r"<!-- notebook-kb: (?P<uri>[^\s>]+) -->")
 
 
 # Between builds, measure() results are kept by the hash of the page and of
@@ -322,6 +365,7 @@ def stats_for(src_uri: str) -> dict[str, int]:
 def on_pre_build(config) -> None:
     _CONTENT.clear()
     _STATS.clear()
+    _NOTEBOOK_FILES.clear()
 
 
 # Short inline code such as `(T, d_model)` reads as one token; a line break at
@@ -333,8 +377,98 @@ def keep_short_code_whole(html_text: str) -> str:
     return SHORT_INLINE_CODE.sub('<code class="mfl-nowrap">', html_text)
 
 
+# The lesson overviews offer the lesson as a PDF ({ .mfl-pdf-link }). The PDFs
+# are printed from the built site afterwards (tools/pdf.py, into site/pdf/), so
+# a build cannot know whether the copy in hand will carry one: a local build
+# and the offline copy do not. The link is made relative (it then names this
+# copy's own pdf/ folder, never the public site) and the paragraph starts
+# hidden; reader.js shows it once the PDF answers (never under file://).
+PDF_PARAGRAPH = re.compile(r'<p class="mfl-pdf-link"(?P<rest>[^>]*)>(?P<body>.*?)</p>', re.S)
+HREF = re.compile(r'href="(?P<url>[^"]+\.pdf)"')
+
+
+def local_pdf_links(html_text: str, page, site_url: str) -> str:
+    """Each ``.mfl-pdf-link`` paragraph hidden, its absolute PDF link made relative."""
+    site_url = (site_url or "").rstrip("/") + "/"
+
+    def relative(m: re.Match) -> str:
+        url = html.unescape(m["url"])
+        if site_url != "/" and url.startswith(site_url):
+            url = get_relative_url(url[len(site_url) :], page.url)
+        return f'href="{html.escape(url, quote=True)}"'
+
+    def paragraph(m: re.Match) -> str:
+        body = HREF.sub(relative, m["body"])
+        return f'<p class="mfl-pdf-link" hidden data-mfl-pdf{m["rest"]}>{body}</p>'
+
+    return PDF_PARAGRAPH.sub(paragraph, html_text)
+
+
+# Figures open full size on a tap or click: each lesson figure (an SVG from
+# figures/) is wrapped in a link to its own file. On a phone a figure is
+# squeezed to the column (about 358 px), and its labels with it; the browser's
+# own image view then zooms. A link needs no plugin and no script (the
+# mkdocs-glightbox plugin would be one more dependency and one more script on
+# every page); it works offline too.
+FIGURE_IMG = re.compile(r'<p>\s*(<img\b[^>]*\bsrc="(?P<src>[^"]*figures/[\w-]+\.svg)"[^>]*>)\s*</p>')
+
+
+def linked_figures(html_text: str) -> str:
+    def link(m: re.Match) -> str:
+        return (
+            f'<p class="mfl-figure"><a class="mfl-figure-open" href="{m["src"]}" '
+            f'title="Open the figure full size">{m[1]}</a></p>'
+        )
+
+    return FIGURE_IMG.sub(link, html_text)
+
+
+# Tables of three or more columns become cards on a phone (reader.css), as the
+# overview's section map does: each cell shows its column's header as a label
+# (data-label). The section map, lesson list and progress tables have their own.
+TABLE = re.compile(r"<table>(?P<body>.*?)</table>", re.S)
+TH = re.compile(r"<th\b[^>]*>(?P<text>.*?)</th>", re.S)
+OWN_LAYOUT = re.compile(r'class="(?:mfl-section-map|mfl-lessons|mfl-progress)\b')
+
+
+def _in_own_layout(html_text: str, at: int) -> bool:
+    """Whether the table at ``at`` sits in a block with its own phone layout."""
+    window = html_text[max(0, at - 600) : at]
+    found = list(OWN_LAYOUT.finditer(window))
+    return bool(found) and "</div>" not in window[found[-1].end() :]
+
+
+def card_tables(html_text: str) -> str:
+    def table(m: re.Match) -> str:
+        if _in_own_layout(html_text, m.start()):
+            return m.group(0)
+        head, _, body = m["body"].partition("</thead>")
+        labels = [html.unescape(re.sub(r"<[^>]+>", "", t["text"])).strip() for t in TH.finditer(head)]
+        if len(labels) < 3 or not body:
+            return m.group(0)
+        rows = []
+        for row in re.split(r"(?=<tr\b)", body):
+            cells = iter(labels)
+            rows.append(
+                re.sub(
+                    r"<td\b",
+                    lambda _: f'<td data-label="{html.escape(next(cells, ""), quote=True)}"',
+                    row,
+                )
+            )
+        return f"<table data-mfl-cards>{head}</thead>{''.join(rows)}</table>"
+
+    return TABLE.sub(table, html_text)
+
+
 def on_page_content(html_text: str, page, config, files) -> str:
     html_text = keep_short_code_whole(html_text)
+    if "<table>" in html_text and not page.file.src_uri.startswith("reference/"):
+        html_text = card_tables(html_text)
+    if "figures/" in html_text:
+        html_text = linked_figures(html_text)
+    if "mfl-pdf-link" in html_text:
+        html_text = local_pdf_links(html_text, page, config.get("site_url"))
     _CONTENT[page.file.src_uri] = html_text
     if not is_lesson(page):
         return html_text
@@ -365,4 +499,9 @@ def on_post_page(output: str, page, config) -> str:
             raise PluginError(f"{page.file.src_uri}: `{m.group(0)}` names no page ({target})")
         return f'<span class="mfl-reading-time">≈ {stats_for(target)["minutes"]} min</span>'
 
+    def kilobytes(m: re.Match) -> str:
+        return str(max(1, round(len(_NOTEBOOK_FILES[m["uri"]].content_bytes) / 1024)))
+
+    if "notebook-kb" in output:
+        output = NOTEBOOK_KB.sub(kilobytes, output)
     return MARKER.sub(minutes, output) if "reading-time" in output else output

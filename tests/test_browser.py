@@ -434,7 +434,9 @@ def test_notes_persist_are_never_html_and_round_trip(tab, tmp_path):
         "() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')"
     )
     tab.locator(".mfl-notes-file").set_input_files(str(exported))
-    expect(tab.locator(".mfl-notes-status")).to_contain_text("Imported notes for 1 page (1 merged")
+    expect(tab.locator(".mfl-notes-status")).to_contain_text(
+        "Imported notes for 1 page: “3. Similarity Geometry” (1 merged"
+    )
     assert tab.locator("#mfl-note-text").input_value() == "intuition note"
     open_page(tab, LESSON)
     assert tab.locator("#mfl-note-text").input_value() == "older note\n\n" + text
@@ -970,7 +972,12 @@ def test_theory_notebook_downloads_from_the_site(device_tab, lesson, tmp_path, s
     download.save_as(saved)
     notebook = json.loads(saved.read_text(encoding="utf-8"))
     assert notebook["nbformat"] == 4 and len(notebook["cells"]) > 10
-    assert saved.read_bytes() == source.read_bytes()
+    # the source notebook, after a first cell that installs the kernel (as in Colab)
+    first, *rest = notebook["cells"]
+    assert first["cell_type"] == "code" and "%pip install -q math-for-llms==" in "".join(
+        first["source"]
+    )
+    assert rest == json.loads(source.read_text(encoding="utf-8"))["cells"]
     tab.watch.check()
 
 
@@ -1060,3 +1067,171 @@ def test_section_maps_fit_a_phone_with_every_reading_time_in_view(browser, base_
         assert times and max(times) <= width, times
         tab.context.close()
         tab.watch.check()
+
+
+# --- reader experience (issue #29) -----------------------------------------------
+
+
+def test_answers_say_what_happens_to_the_practice_queue(tab):
+    """A right answer after a wrong one keeps the question queued and says so;
+    input that is no number gets the generic reason, quoted short."""
+    open_page(tab, LESSON)
+    form = first_question(tab, "choice")
+    answer(form, right=False)
+    answer(form, right=True)
+    feedback = form.locator(".mfl-quiz-feedback").inner_text()
+    assert "stays in your practice queue" in feedback, feedback
+    assert "answer it on the Practice page to remove it" in feedback, feedback
+    tab.locator(".mfl-quiz-reset").click()
+    confirm = tab.locator(".mfl-quiz-confirm").inner_text()
+    assert "a correct answer, here once cleared or on the Practice page, removes it" in confirm
+    tab.locator(".mfl-quiz-confirm-yes").click()
+    answer(form, right=True)  # a first answer again: it leaves the queue, as promised
+    assert "Removed from your practice queue" in form.locator(".mfl-quiz-feedback").inner_text()
+    assert local_storage(tab, "mfl:practice") == []
+
+    numeric, _ = numeric_question(tab)
+    feedback = submit(numeric, "<script>alert(1)</script>")
+    assert "as a number" in feedback and "fraction" not in feedback.split(".")[0], feedback
+    feedback = submit(numeric, "9" * 3000)
+    assert "…”" in feedback and len(feedback) < 400, len(feedback)
+    tab.watch.check()
+
+
+def test_practice_queue_is_grouped_by_page_in_question_order(tab):
+    pe = "positional-encodings/alibi/"
+    open_page(tab, LESSON)
+    forms = tab.locator("form.mfl-quiz-q")
+    qids = [forms.nth(i).get_attribute("data-qid") for i in range(2)]
+    answer(forms.nth(1), right=False)  # missed in reverse order,
+    open_page(tab, pe)
+    answer(first_question(tab, "choice"), right=False)  # with another lesson's between
+    open_page(tab, LESSON)
+    answer(tab.locator("form.mfl-quiz-q").nth(0), right=False)
+    open_page(tab, "practice/")
+    tab.locator(".mfl-practice-item form.mfl-quiz-q").first.wait_for()
+    cards = tab.locator(".mfl-practice-item").evaluate_all(
+        "cs => cs.map(c => [c.dataset.page, c.dataset.qid])"
+    )
+    assert cards[:2] == [[LESSON, qids[0]], [LESSON, qids[1]]], cards  # course order, then page
+    assert cards[2][0] == pe, cards
+    headings = tab.locator("h2.mfl-practice-page").all_inner_texts()
+    assert headings == ["3. Similarity Geometry", "6. ALiBi: Attention with Linear Biases"], headings
+    tab.watch.check()
+
+
+def test_a_note_can_be_deleted_and_the_delete_undone(tab):
+    open_page(tab, LESSON)
+    tab.locator(".mfl-notes > summary").click()
+    area = tab.locator("#mfl-note-text")
+    area.fill("keep me")
+    tab.wait_for_function(
+        "() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')"
+    )
+    tab.locator(".mfl-notes-delete").click()
+    assert area.input_value() == ""
+    assert local_storage(tab, f"mfl:note:{LESSON}") is None
+    expect(tab.locator(".mfl-notes-status")).to_have_text("Note deleted from this browser.")
+    tab.locator(".mfl-notes-undo").click()
+    assert area.input_value() == "keep me"
+    assert local_storage(tab, f"mfl:note:{LESSON}")["text"] == "keep me"
+    expect(tab.locator(".mfl-notes-undo")).to_be_hidden()
+    tab.watch.check()
+
+
+def test_the_lesson_pdf_link_shows_only_where_the_copy_has_the_pdf(tab, site_dir):
+    """The overview links its PDF relatively, and only when this copy carries it
+    (tools/pdf.py prints the PDFs after the build; a local build has none)."""
+    lesson = "positional-encodings"
+    pdf = site_dir / "pdf" / f"{lesson}.pdf"
+    paragraph = tab.locator("p.mfl-pdf-link")
+    made = not pdf.exists()
+    built = (site_dir / lesson / "index.html").read_text(encoding="utf-8")
+    assert f'href="../pdf/{lesson}.pdf"' in built  # relative: never the public site
+    assert "/pdf/" not in built.replace(f'href="../pdf/{lesson}.pdf"', "")
+    if made:
+        open_page(tab, f"{lesson}/")
+        tab.wait_for_load_state("networkidle")
+        expect(paragraph).to_be_hidden()
+        pdf.parent.mkdir(exist_ok=True)
+        pdf.write_bytes(b"%PDF-1.4\n%%EOF\n")
+    try:
+        open_page(tab, f"{lesson}/")
+        expect(paragraph).to_be_visible()
+    finally:
+        if made:
+            pdf.unlink()
+            if not any(pdf.parent.iterdir()):
+                pdf.parent.rmdir()
+    tab.watch.check()
+
+
+FIGURE_PAGE = "positional-encodings/intuition/"
+
+
+@pytest.mark.parametrize("scheme", ["light", "dark"])
+def test_on_a_phone_figures_open_full_size_and_formulas_and_tables_fit(browser, base_url, scheme):
+    tab = new_tab(browser, base_url, PHONE, scheme)
+    open_page(tab, FIGURE_PAGE)
+    width = tab.evaluate("() => document.documentElement.clientWidth")
+    # figures: a link to the SVG itself, which the browser shows full size
+    links = tab.locator("article a.mfl-figure-open")
+    assert links.count() >= 1
+    for i in range(links.count()):
+        link = links.nth(i)
+        src = link.locator("img").get_attribute("src")
+        assert link.get_attribute("href") == src and src.endswith(".svg")
+        shown, natural = link.locator("img").evaluate("i => [i.clientWidth, i.naturalWidth]")
+        assert shown <= width < natural, (shown, natural)  # squeezed here, larger full size
+    # display formulas stay inside the text column, never flush with the screen edge
+    edges = tab.evaluate(
+        """() => [...document.querySelectorAll('article .katex-display')]
+          .map(e => { const r = e.getBoundingClientRect(); return [r.left, r.right]; })"""
+    )
+    assert edges and all(left >= 8 and right <= width - 8 for left, right in edges), edges
+    shadow = tab.evaluate(
+        "() => getComputedStyle(document.querySelector('.katex-display'))"
+        ".getPropertyValue('--mfl-cue-shadow').trim()"
+    )
+    assert (shadow == "#000000cc") == (scheme == "dark"), shadow
+    # wide tables are cards: every cell in view, labelled with its column
+    for path in ("notation/", "positional-encodings/formal-setup/",
+                 "positional-encodings/why-this-matters/"):
+        open_page(tab, path)
+        cells = tab.evaluate(
+            """() => [...document.querySelectorAll('article table[data-mfl-cards] td')]
+              .map(td => { const r = td.getBoundingClientRect();
+                           return [r.left, r.right, getComputedStyle(td, '::before').content]; })"""
+        )
+        assert cells, path
+        off = [c for c in cells if c[0] < 0 or c[1] > width + 1]
+        assert not off, (path, off[:3])
+        assert all(c[2] not in ("none", "normal", '""') for c in cells), (path, cells[:3])
+        # a card per row, not a column squeezed to a few characters a line
+        height, rows = tab.evaluate(
+            """() => { const t = document.querySelector('article table[data-mfl-cards]');
+                       return [t.offsetHeight, t.querySelectorAll('tbody tr').length]; }"""
+        )
+        assert height / rows < 600, (path, height, rows)
+    tab.context.close()
+    tab.watch.check()
+
+
+def test_keyboard_skips_the_hidden_search_box_and_space_toggles_the_palette(tab):
+    open_page(tab, LESSON)
+    tab.locator("input.md-search__input").focus()
+    tab.keyboard.press("Escape")
+    tab.locator("input.md-search__input").focus()
+    tab.keyboard.press("Tab")
+    landed = tab.evaluate(
+        """() => { const e = document.activeElement; const r = e.getBoundingClientRect();
+                   return [e.className, r.width * r.height]; }"""
+    )
+    assert "md-search__scrollwrap" not in landed[0] and landed[1] > 0, landed
+    scheme = "document.body.getAttribute('data-md-color-scheme')"
+    assert tab.evaluate(scheme) == "default"
+    toggle = tab.locator("label.md-header__button[for='__palette_1']")
+    toggle.focus()
+    tab.keyboard.press("Space")
+    tab.wait_for_function(f"() => {scheme} === 'slate'")
+    tab.watch.check()

@@ -213,13 +213,16 @@ def test_a_sample_page_becomes_the_notebook_it_should():
     sources = ["".join(c.source) if isinstance(c.source, list) else c.source for c in nb.cells]
     kinds = [c.cell_type for c in nb.cells]
     assert kinds[0] == "code" and "%pip install -q pkg-name==1.2.3" in sources[0]
-    assert sources[1].startswith("# 9. A sample\n")
+    assert sources[1].startswith('# 9. A sample <a id="9-a-sample"></a>\n')
     md = "\n".join(s for s, k in zip(sources, kinds) if k == "markdown")
     code = "\n".join(s for s, k in zip(sources, kinds) if k == "code")
     site = "https://example.org/course/"
     assert f"[`lm.dot`]({site}reference/similarity/#llmmath.similarity.dot)" in md
     assert f"[a page]({site}lesson/other/#9-x)" in md
-    assert f"[heading]({site}lesson/sample/#9-a-sample)" in md
+    assert "[heading](#9-a-sample)" in md  # a heading of the page: inside the notebook
+    # every "#..." link lands on an anchor of the notebook
+    for anchor in re.findall(r"\]\(#([^)\s]+)\)", md):
+        assert f'<a id="{anchor}"></a>' in md, anchor
     assert (
         f"([Vaswani et al. 2017]({site}references/#ref-vaswani2017attention); "
         f"[Su et al. 2021]({site}references/#ref-su2021roformer))"

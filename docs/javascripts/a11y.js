@@ -8,20 +8,34 @@
 // navigation; katex-init.js subscribes before this file, so the formulas are
 // typeset by the time this runs.
 (() => {
-  const SCROLLERS = ".katex-display, .jupyter-wrapper .highlight-ipynb";
+  // Material's table wrapper (.md-typeset__scrollwrap) too: a table wider than
+  // a phone (one that is no card, reader.css) also gets .mfl-scrolls, which
+  // shows a line saying it scrolls, and a name for screen readers.
+  const SCROLLERS = ".katex-display, .jupyter-wrapper .highlight-ipynb, .md-typeset__scrollwrap";
   const MARK = "data-mfl-scroll";
 
   function update() {
     for (const el of document.querySelectorAll(SCROLLERS)) {
       const overflow = getComputedStyle(el).overflowX;
       const scrolls =
-        (overflow === "auto" || overflow === "scroll") && el.scrollWidth > el.clientWidth;
+        (overflow === "auto" || overflow === "scroll") && el.scrollWidth > el.clientWidth + 1;
+      const table = el.classList.contains("md-typeset__scrollwrap");
       if (scrolls && !el.hasAttribute("tabindex")) {
         el.setAttribute("tabindex", "0");
         el.setAttribute(MARK, "");
+        if (table) {
+          el.classList.add("mfl-scrolls");
+          el.setAttribute("role", "region");
+          el.setAttribute("aria-label", "Table, scrolls sideways");
+        }
       } else if (!scrolls && el.hasAttribute(MARK)) {
         el.removeAttribute("tabindex");
         el.removeAttribute(MARK);
+        if (table) {
+          el.classList.remove("mfl-scrolls");
+          el.removeAttribute("role");
+          el.removeAttribute("aria-label");
+        }
       }
     }
   }
@@ -37,4 +51,27 @@
     document.fonts.ready.then(update);
     document.fonts.addEventListener("loadingdone", later);
   }
+})();
+
+// Keyboard fixes for two of Material's controls (issue #29):
+// - Chromium makes every scrolling box a tab stop; Material's search results
+//   box (.md-search__scrollwrap) is one even while search is closed and it is
+//   0 px tall, so one Tab after the search box landed on nothing visible. It
+//   leaves the tab order: the results are reached from the search box with
+//   the arrow keys (Material's own keys), which also scroll them.
+// - The palette toggle is a <label> Material answers on Enter only; a toggle
+//   is expected to answer Space too (WAI-ARIA button pattern).
+(() => {
+  document$.subscribe(() => {
+    for (const wrap of document.querySelectorAll(".md-search__scrollwrap")) {
+      wrap.setAttribute("tabindex", "-1");
+    }
+  });
+  document.addEventListener("keydown", (event) => {
+    const label = event.target instanceof Element && event.target.closest("label[for^='__palette']");
+    if (label && (event.key === " " || event.key === "Spacebar")) {
+      event.preventDefault();
+      label.click();
+    }
+  });
 })();

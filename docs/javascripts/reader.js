@@ -142,6 +142,8 @@
     return { text: (intPart || "0") + "." + (frac || "0") };
   }
 
+  var ECHO_LIMIT = 40; // characters of a refused answer quoted back
+  var NUMBERISH = /^[\d\s.,+\-eE×xX*·^]*\d[\d\s.,+\-eE×xX*·^]*$/;
   var NUMBER = /^([+-]?) ?(.*?)(?: ?(?:[eE] ?([+-]?\d+)|(?:[×xX*·]|\\times) ?10 ?(?:\^|\*\*) ?([+-]?\d+)))?$/;
 
   function parseNumber(raw) {
@@ -149,10 +151,13 @@
     var s = typed
       .replace(/[\u2212\u2012\u2013\uFE63\uFF0D]/g, "-") // minus signs and dashes
       .replace(/\s+/g, " "); // no-break and thin spaces too
-    var shown = "“" + typed + "”";
+    // quote what was typed, but not a whole pasted page
+    var shown = "“" + (typed.length > ECHO_LIMIT ? typed.slice(0, ECHO_LIMIT) + "…" : typed) + "”";
     if (s === "") return { error: "Type a number first." };
     var fraction = /^([^/]*?) ?\/ ?([^/]*)$/.exec(s);
-    if (fraction) {
+    // only something made of number characters on both sides is read as a
+    // fraction; "<b>x</b>" or "a/b" is simply not a number
+    if (fraction && NUMBERISH.test(fraction[1]) && NUMBERISH.test(fraction[2])) {
       var top = parseNumber(fraction[1]), bottom = parseNumber(fraction[2]);
       if (top.error || bottom.error || /^[+-]/.test(fraction[2])) {
         return { error: "Could not read " + shown + " as a fraction: write it as a/b, for example 1/256." };
@@ -344,10 +349,14 @@
       var note = "";
       var first = practice ? null : pageRecord(page).answers[qid];
       if (first) {
-        // The score keeps the first answer: the right one has been shown since.
+        // The score keeps the first answer: the right one has been shown since,
+        // so answering again here changes neither the score nor the queue.
         // The practice queue is where a wrong answer gets its real second try.
-        note = "Your score keeps your first answer" +
-          (isQueued(page, qid) ? "; retry this question on the Practice page." : ".");
+        if (!isQueued(page, qid)) note = "Your score keeps your first answer.";
+        else if (correct) {
+          note = "Your score keeps your first answer, and the question stays in your practice queue " +
+            "(its answer was already shown here): answer it on the Practice page to remove it.";
+        } else note = "Your score keeps your first answer; the question stays in your practice queue.";
       } else {
         if (!practice) {
           var rec = pageRecord(page, Number(form.dataset.total || 0) || undefined);
@@ -395,7 +404,8 @@
           "Your next answers will then count as first answers. " +
           (queued
             ? "Your practice queue keeps its " + (queued === 1 ? "question" : queued + " questions") +
-              " from this page until you answer " + (queued === 1 ? "it" : "them") + " correctly on the Practice page."
+              " from this page; a correct answer, here once cleared or on the Practice page, removes " +
+              (queued === 1 ? "it" : "a question") + " from the queue."
             : "Your practice queue is not changed."),
       }),
       el("p", { className: "mfl-quiz-confirm-actions" }, [yes, " ", no]),
@@ -536,7 +546,7 @@
 
   // Store the notes of an exported file; the result counts what was stored.
   function importNotes(text, known) {
-    var result = { added: 0, merged: 0, same: 0, truncated: 0, full: 0, unknown: [], failed: 0 };
+    var result = { added: 0, merged: 0, same: 0, truncated: 0, full: 0, unknown: [], failed: 0, titles: [] };
     parseNotes(text).forEach(function (n) {
       if (!n.text) return;
       if (known && !Object.prototype.hasOwnProperty.call(known, n.page)) {
@@ -571,6 +581,7 @@
         return;
       }
       result[kind]++;
+      result.titles.push((mine && mine.title) || n.title.slice(0, 200) || n.page);
       if (cut) result.truncated++;
     });
     return result;
@@ -584,8 +595,12 @@
     var stored = r.added + r.merged;
     var parts = [];
     if (stored) {
+      // name the pages (the first three): the reader can check where the notes went
+      var named = (r.titles || []).slice(0, 3).map(function (t) { return "“" + t.slice(0, 80) + "”"; }).join(", ") +
+        ((r.titles || []).length > 3 ? ", …" : "");
       parts.push(
-        "Imported notes for " + plural(stored, "page", "pages") + (r.merged ? " (" + r.merged + " merged with existing notes)" : "")
+        "Imported notes for " + plural(stored, "page", "pages") + (named ? ": " + named : "") +
+          (r.merged ? " (" + r.merged + " merged with existing notes)" : "")
       );
     }
     if (r.same) parts.push(plural(r.same, "page was", "pages were") + " already present");
@@ -680,6 +695,42 @@
     panel.querySelector(".mfl-notes-import").addEventListener("click", function () {
       file.click();
     });
+    // Delete this page's note; one Undo brings it back (until the next edit).
+    var undo = panel.querySelector(".mfl-notes-undo");
+    var deleted = null;
+    var remove = panel.querySelector(".mfl-notes-delete");
+    if (remove && undo) {
+      remove.addEventListener("click", function () {
+        clearTimeout(timer);
+        timer = null;
+        var note = noteOf(page);
+        if (!note && !area.value) {
+          status.textContent = "There is no note on this page to delete.";
+          return;
+        }
+        deleted = note ? note.text : area.value;
+        store.remove("note:" + page);
+        area.value = "";
+        showCount();
+        undo.hidden = false;
+        status.textContent = "Note deleted from this browser.";
+        undo.focus();
+      });
+      undo.addEventListener("click", function () {
+        if (deleted === null) return;
+        area.value = deleted;
+        deleted = null;
+        save();
+        showCount();
+        undo.hidden = true;
+        status.textContent = "Note restored and saved in this browser.";
+        area.focus();
+      });
+      area.addEventListener("input", function () {
+        deleted = null;
+        undo.hidden = true;
+      });
+    }
     file.addEventListener("change", function () {
       var f = file.files && file.files[0];
       if (!f) return;
@@ -804,13 +855,36 @@
       showEmpty();
       return;
     }
+    // By page in course order, and within a page in question order (the bank
+    // lists both in that order), not in the order the questions were missed.
+    var pageOrder = Object.keys(bank);
+    function rank(item) {
+      var p = pageOrder.indexOf(item.page);
+      var qs = p === -1 || !own(bank[item.page], "questions") ? [] : Object.keys(bank[item.page].questions);
+      return [p === -1 ? pageOrder.length : p, qs.indexOf(item.qid)];
+    }
+    items = items.slice().sort(function (a, b) {
+      var x = rank(a), y = rank(b);
+      return x[0] - y[0] || x[1] - y[1];
+    });
+    var lastPage = null;
     items.forEach(function (item) {
       var pageUrl = new URL(item.page, siteRoot).href;
+      if (item.page !== lastPage) {
+        lastPage = item.page;
+        var heading = own(bank, item.page) ? bank[item.page].title : item.page;
+        list.appendChild(el("h2", { className: "mfl-practice-page", "data-page": item.page }, [
+          el("a", { href: pageUrl, text: heading }),
+        ]));
+      }
       var card = el("article", { className: "mfl-practice-item", "data-page": item.page, "data-qid": item.qid });
       list.appendChild(card);
       var source = own(bank, item.page) ? bank[item.page] : null;
       var title = source ? source.title : item.page;
-      card.appendChild(el("p", { className: "mfl-practice-from" }, ["From ", el("a", { href: pageUrl + "#q-" + item.qid, text: title })]));
+      var number = rank(item)[1] + 1;
+      card.appendChild(el("p", { className: "mfl-practice-from" }, [
+        el("a", { href: pageUrl + "#q-" + item.qid, text: number ? "Question " + number + " of " + title : title }),
+      ]));
       var html = source && own(source.questions, item.qid) ? source.questions[item.qid] : null;
       if (!html) {
         card.appendChild(el("p", { text: "This question is no longer on its page, so it has been removed from your queue." }));
@@ -840,6 +914,26 @@
     });
   }
 
+  // ---- the lesson PDF --------------------------------------------------------
+  // hooks/reader.py hides the overview's PDF paragraph and links it relatively:
+  // it is shown only when this copy of the site carries the PDF (the deployed
+  // site does; a local build and the offline copy do not). Under file:// no
+  // request may be made, so it stays hidden there.
+  function initPdfLinks(root) {
+    if (!/^https?:$/.test(window.location.protocol) || typeof fetch !== "function") return;
+    root.querySelectorAll("p.mfl-pdf-link[data-mfl-pdf]").forEach(function (p) {
+      var a = p.querySelector('a[href$=".pdf"]');
+      if (!a || p.dataset.mflReady) return;
+      p.dataset.mflReady = "1";
+      fetch(a.href, { method: "HEAD" })
+        .then(function (r) {
+          var type = r.headers.get("content-type") || "";
+          if (r.ok && type.indexOf("html") === -1) p.hidden = false;
+        })
+        .catch(function () {});
+    });
+  }
+
   // ---- entry point (first load and every instant navigation) ------------
   function init() {
     var content = document.querySelector("article") || document.body;
@@ -851,6 +945,7 @@
     initQuizzes(content);
     initProgress(content);
     initPractice(content);
+    initPdfLinks(content);
   }
 
   if (typeof document$ !== "undefined") {
