@@ -36,14 +36,14 @@ ax.loglog(
     scaled,
     "s-",
     color="tab:blue",
-    label=r"$\mathbf{q}^\top\mathbf{k}/\sqrt{d_k}$, independent entries",
+    label=r"$\mathbf{q}^\top\mathbf{k}/\sqrt{d_k}$, unit-variance entries",
 )
 ax.loglog(
     widths,
     aniso,
     "^--",
     color="tab:orange",
-    label=r"$\mathbf{q}^\top\mathbf{k}/\sqrt{d_k}$, anisotropic entries",
+    label=r"$\mathbf{q}^\top\mathbf{k}/\sqrt{d_k}$, variance 4 in a quarter",
 )
 ax.set_xticks(widths, [str(w) for w in widths])
 ax.set_xlabel("head width $d_k$", fontsize=10)
@@ -52,7 +52,7 @@ ax.tick_params(labelsize=9)
 ax.set_ylim(0.5, 2048)
 ax.legend(frameon=False, fontsize=9, loc="upper left")
 ax.set_title(
-    "The scale fixes the variance at 1 only for independent entries",
+    "The scale fixes the variance at 1 only for unit-variance entries",
     fontsize=10,
 )
 fig.tight_layout()
