@@ -8,9 +8,11 @@ is not for a file (any http(s) request: a CDN, the live site) fails a test,
 as does a console error or an uncaught page error.
 
 Checked in the browser, in both palettes on a desktop and a phone: search,
-math typeset by KaTeX and figures loaded (on a page of each kind), a
-skill-check question graded, notes kept across a reload, the Practice page
-showing questions from two lessons. Without a browser: the zip is
+math typeset by KaTeX and figures loaded (on a page of each kind, in each of
+the three lessons), search finding a page of each lesson, a skill-check
+question graded, notes kept across a reload, notes written in each lesson
+exported and imported together, the Practice page showing questions from the
+three lessons. Without a browser: the zip is
 deterministic, every local link and asset on every page is a file in it, and
 ``mkdocs.offline.yml`` repeats ``mkdocs.yml``'s plugins and hooks.
 
@@ -30,8 +32,11 @@ from mkdocs.utils.yaml import yaml_load
 from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parent.parent
+# A section page of each lesson, in course order.
 ESM = "embedding-space-math/similarity-geometry.html"
+AMM = "attention-mechanism-math/scaled-dot-product-attention.html"
 PE = "positional-encodings/rotary-position-embeddings.html"
+LESSON_PAGES = [ESM, AMM, PE]
 LOCAL = ("file", "data", "blob", "about")
 
 TYPESET = (
@@ -50,6 +55,11 @@ RAW_TEX = r"""() => {
 }"""
 BROKEN_IMAGES = """() => [...document.querySelectorAll('article img')]
   .filter(i => !i.complete || i.naturalWidth === 0).map(i => i.getAttribute('src'))"""
+
+# How long a step may take: the pages answer in well under a second on an idle
+# machine, but the course's two-core machines run several builds and browsers at
+# once (a load of 20), where a lesson page with its math has taken over 10 s.
+TIMEOUT = 45_000  # ms
 
 DESKTOP = {"width": 1280, "height": 800}
 PHONE = {"width": 390, "height": 844}
@@ -94,7 +104,7 @@ def new_tab(browser, root: Path, viewport=DESKTOP, scheme="light"):
         lambda r: urlparse(r.url).scheme not in LOCAL and outside.append(r.url),
     )
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    page.set_default_timeout(TIMEOUT)
     page.on("console", lambda m: m.type == "error" and errors.append(f"console: {m.text}"))
     page.on("pageerror", lambda e: errors.append(f"page error: {e}"))
     page.on("dialog", lambda d: (errors.append(f"dialog: {d.message!r}"), d.dismiss()))
@@ -110,7 +120,7 @@ def new_tab(browser, root: Path, viewport=DESKTOP, scheme="light"):
 
 def open_page(page, path: str) -> None:
     page.goto(page.root + path)
-    page.wait_for_function(TYPESET, timeout=5_000)
+    page.wait_for_function(TYPESET)
 
 
 @pytest.fixture(params=DEVICES, ids=DEVICE_IDS)
@@ -145,6 +155,11 @@ SAMPLE = [
     "embedding-space-math/index.html",
     ESM,
     "embedding-space-math/theory.html",
+    "attention-mechanism-math/index.html",
+    AMM,
+    "attention-mechanism-math/masking.html",
+    "attention-mechanism-math/theory.html",
+    "positional-encodings/index.html",
     PE,
     "positional-encodings/alibi.html",
     "notation.html",
@@ -160,7 +175,7 @@ def test_pages_typeset_their_math_and_load_their_figures(tab, offline):
     for path in SAMPLE:
         tab.goto(tab.root + path)
         try:
-            tab.wait_for_function(TYPESET, timeout=5_000)
+            tab.wait_for_function(TYPESET)
         except Exception:  # the assertion below names the page
             pass
         assert tab.evaluate(TYPESET), f"{path}: formulas left untypeset"
@@ -168,6 +183,10 @@ def test_pages_typeset_their_math_and_load_their_figures(tab, offline):
         tab.wait_for_load_state("load")
         assert tab.evaluate(BROKEN_IMAGES) == [], f"{path}: images failed to load"
         figures += tab.locator("article img[src$='.svg']").count()
+        if path.endswith("/index.html") and not path.startswith("reference/"):
+            # a lesson overview: the copy carries no PDF, so its link stays hidden
+            pdf = tab.locator("p.mfl-pdf-link")
+            assert pdf.count() == 1 and pdf.is_hidden(), f"{path}: PDF link shown"
     assert figures >= 5
     tab.check()
 
@@ -179,12 +198,16 @@ def test_search_works_from_a_file(device_tab):
     tab.keyboard.press("/")  # Material's shortcut opens and focuses the search box
     box = tab.locator("input.md-search__input")
     expect(box).to_be_focused()
-    for query, page in [("cosine similarity", ESM), ("RoPE", PE)]:
+    for query, page in [
+        ("cosine similarity", ESM),
+        ("scaled dot-product attention", AMM),
+        ("RoPE", PE),
+    ]:
         box.fill("")
         # typed: Material searches on keyup (fill() would go unseen, the index being ready)
         box.press_sequentially(query)
         hit = tab.locator(f'a.md-search-result__link[href*="{page}"]').filter(visible=True)
-        expect(hit.first).to_be_visible(timeout=15_000)
+        expect(hit.first).to_be_visible(timeout=TIMEOUT)
     hit.first.click()
     tab.wait_for_url(f"**/{PE}*")
     tab.wait_for_function(TYPESET)
@@ -245,17 +268,50 @@ def test_notes_import_accepts_the_copys_own_pages(tab, tmp_path):
 
 
 @pytest.mark.browser
+def test_notes_from_the_three_lessons_export_and_import_together(tab, tmp_path):
+    """A note on a page of each lesson: each page keeps its own; "Export all notes"
+    writes the three under their .html keys; a fresh profile imports all three."""
+    notes = {path: f"Offline note {k}: {path}" for k, path in enumerate(LESSON_PAGES)}
+    for path, note in notes.items():
+        open_page(tab, path)
+        tab.locator(".mfl-notes > summary").click()
+        tab.locator("#mfl-note-text").fill(note)
+        tab.wait_for_function(
+            "() => document.querySelector('.mfl-notes-status').textContent.startsWith('Saved')"
+        )
+    for path, note in notes.items():
+        open_page(tab, path)
+        assert tab.locator("#mfl-note-text").input_value() == note, path
+    with tab.expect_download() as info:
+        tab.locator(".mfl-notes-export").click()
+    exported = tmp_path / "notes.md"
+    info.value.save_as(exported)
+    content = exported.read_text(encoding="utf-8")
+    for path, note in notes.items():
+        assert f"<!-- mfl-page: {path} -->\n\n{note}\n" in content, path
+    tab.evaluate("localStorage.clear()")
+    open_page(tab, LESSON_PAGES[0])
+    tab.locator(".mfl-notes > summary").click()
+    tab.locator(".mfl-notes-file").set_input_files(str(exported))
+    expect(tab.locator(".mfl-notes-status")).to_contain_text("Imported notes for 3 pages")
+    for path, note in notes.items():
+        open_page(tab, path)
+        assert tab.locator("#mfl-note-text").input_value() == note, path
+    tab.check()
+
+
+@pytest.mark.browser
 @pytest.mark.parametrize("device", [0, 3], ids=[DEVICE_IDS[0], DEVICE_IDS[3]])
-def test_practice_shows_questions_from_both_lessons(browser, offline, device, answer):
+def test_practice_shows_questions_from_the_three_lessons(browser, offline, device, answer):
     tab = new_tab(browser, offline, *DEVICES[device])
     wrong = {}
-    for path in (ESM, PE):
+    for path in LESSON_PAGES:
         open_page(tab, path)
         form = tab.locator('form.mfl-quiz-q[data-type="choice"]').first
         answer(form, right=False)
         wrong[path] = form.get_attribute("data-qid")
     open_page(tab, "practice.html")
-    assert tab.locator(".mfl-practice-status").inner_text().startswith("2 questions to ")
+    assert tab.locator(".mfl-practice-status").inner_text().startswith("3 questions to ")
     for path, qid in wrong.items():
         card = tab.locator(f'.mfl-practice-item[data-page="{path}"][data-qid="{qid}"]')
         expect(card.locator("form.mfl-quiz-q")).to_be_visible()
@@ -264,10 +320,10 @@ def test_practice_shows_questions_from_both_lessons(browser, offline, device, an
         )
     tab.wait_for_function(TYPESET)
     assert tab.evaluate(RAW_TEX) == []
-    retry = tab.locator(f'.mfl-practice-item[data-qid="{wrong[PE]}"] form.mfl-quiz-q')
+    retry = tab.locator(f'.mfl-practice-item[data-qid="{wrong[AMM]}"] form.mfl-quiz-q')
     answer(retry, right=True)
     assert "Removed from your practice queue" in retry.locator(".mfl-quiz-feedback").inner_text()
-    assert tab.locator(".mfl-practice-status").inner_text().startswith("1 question to ")
+    assert tab.locator(".mfl-practice-status").inner_text().startswith("2 questions to ")
     tab.check()
     tab.context.close()
 
@@ -288,30 +344,48 @@ def test_the_zip_is_deterministic(offline_zip, offline, load, tmp_path):
 
 
 class Links(HTMLParser):
-    """Every href and src in a page, and which of them the browser fetches as it loads."""
+    """Every href and src in a page, and which of them the browser fetches as it loads.
+
+    The links in a lesson overview's hidden PDF paragraph (hooks/reader.py: the
+    copy's own pdf/ folder, shown by reader.js only if the PDF is there, never
+    under file://) are kept apart in ``pdf``: the offline copy carries no PDFs."""
 
     def __init__(self) -> None:
         super().__init__()
         self.urls: list[str] = []
         self.fetched: list[str] = []
+        self.pdf: list[str] = []
+        self.in_pdf = False
 
     def handle_starttag(self, tag, attrs):
         a = dict(attrs)
-        self.urls += [v for k, v in attrs if k in ("href", "src") and v]
+        if tag == "p" and "data-mfl-pdf" in a and "hidden" in a:
+            self.in_pdf = True
+        links = [v for k, v in attrs if k in ("href", "src") and v]
+        if self.in_pdf:
+            self.pdf += links
+            return
+        self.urls += links
         if tag in ("script", "img", "iframe", "source") and a.get("src"):
             self.fetched.append(a["src"])
         if tag == "link" and a.get("href") and a.get("rel") not in ("canonical", "alternate"):
             self.fetched.append(a["href"])
 
+    def handle_endtag(self, tag):
+        if tag == "p":
+            self.in_pdf = False
+
 
 def test_every_local_link_and_asset_is_a_file_in_the_copy(offline):
     """From file:// a link to a folder shows a directory listing, and a missing file nothing;
     a script or stylesheet from another host (say the offline plugin's CDN shim) is never loaded."""
-    missing, remote = [], []
+    missing, remote, pdfs = [], [], {}
     for page in sorted(offline.rglob("*.html")):
         links = Links()
         links.feed(page.read_text(encoding="utf-8"))
         where = page.relative_to(offline)
+        if links.pdf:
+            pdfs[where.as_posix()] = [Path(urlparse(url).path).name for url in links.pdf]
         remote += [f"{where}: {url}" for url in links.fetched if urlparse(url).netloc]
         for url in links.urls:
             parsed = urlparse(url)
@@ -321,6 +395,9 @@ def test_every_local_link_and_asset_is_a_file_in_the_copy(offline):
                 missing.append(f"{where}: {url}")
     assert not missing, "\n".join(missing[:20])
     assert not remote, "\n".join(remote[:20])
+    # only the lesson overviews hold a (hidden) PDF link, each to its own lesson's
+    lessons = [path.split("/")[0] for path in LESSON_PAGES]
+    assert pdfs == {f"{lesson}/index.html": [f"{lesson}.pdf"] for lesson in lessons}
 
 
 def test_the_offline_config_repeats_the_sites_plugins_and_hooks():
