@@ -178,9 +178,8 @@ def local_storage(page, key: str):
 # ---------------------------------------------------------------------------
 
 
-def side_by_side(tab, paths: list[str], scheme: str | None = None, tabs: int = 3):
-    """Open ``paths`` in ``tabs`` pages of ``tab``'s context (in the palette
-    ``scheme`` asks for, if given), a batch at a time,
+def side_by_side(tab, paths: list[str], tabs: int = 3):
+    """Open ``paths`` in ``tabs`` pages of ``tab``'s context, a batch at a time,
     and yield each batch as (page, path) pairs once every page of it has loaded
     and typeset its math (or given up after 5 s: the caller reports what stayed
     raw). The pages are heavy and the wait is mostly CPU in the renderers, so
@@ -188,9 +187,6 @@ def side_by_side(tab, paths: list[str], scheme: str | None = None, tabs: int = 3
     pages = [tab] + [tab.context.new_page() for _ in range(tabs - 1)]
     for extra in pages[1:]:
         tab.watch.attach(extra)
-    if scheme:
-        for page in pages:
-            page.emulate_media(color_scheme=scheme)
     for i in range(0, len(paths), len(pages)):
         batch = list(zip(pages, paths[i : i + len(pages)]))
         for page, path in batch:
@@ -632,7 +628,7 @@ AXE_START = """() => {
 }"""
 
 
-def test_axe_finds_no_serious_violations_in_either_palette(tab, site_dir):
+def test_axe_finds_no_serious_violations_in_either_palette(browser, base_url, site_dir):
     """axe-core (WCAG 2.1 A/AA) on built pages, in each palette the reader's system may ask for:
     one page of each kind (``axe_pages``), every page with ``MFL_AXE_ALL=1``.
 
@@ -642,12 +638,10 @@ def test_axe_finds_no_serious_violations_in_either_palette(tab, site_dir):
     paths = axe_pages(site_dir)
     problems = []
     for scheme, expected in (("light", "default"), ("dark", "slate")):
-        tab.emulate_media(color_scheme=scheme)
-        if tab.url.startswith("http"):
-            # Material keeps its palette in localStorage, ahead of the media query,
-            # and stores it again when the query changes: cleared after the change
-            tab.evaluate("() => localStorage.clear()")
-        for batch in side_by_side(tab, paths, scheme):
+        # one context per palette: Material stores the palette it picked in
+        # localStorage and prefers it to the media query from then on
+        tab = new_tab(browser, base_url, DESKTOP, scheme)
+        for batch in side_by_side(tab, paths):
             for page, path in batch:
                 palette = page.evaluate("document.body.getAttribute('data-md-color-scheme')")
                 assert palette == expected, f"{path}: {palette} in the {scheme} scheme"
@@ -656,7 +650,8 @@ def test_axe_finds_no_serious_violations_in_either_palette(tab, site_dir):
             for page, path in batch:
                 found = page.evaluate("() => window.mflAxe")
                 problems += [f"{scheme} {path or '/'} {v}" for v in found]
-    tab.watch.check()
+        tab.context.close()
+        tab.watch.check()
     assert not problems, "\n".join(problems)
 
 
