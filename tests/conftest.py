@@ -92,7 +92,7 @@ def site_dir() -> Path:
     site = Path(os.environ.get("MFL_SITE") or SITE)
     if not (site / "index.html").exists():
         if os.environ.get("CI"):
-            pytest.fail("site/ is not built; `make test` runs `mkdocs build --strict` first")
+            pytest.fail("site/ is not built; `make test` runs `properdocs build --strict` first")
         pytest.skip("site/ is not built: run `make build` (or `make test`, which builds first)")
     return site
 

@@ -38,9 +38,10 @@ def _files(site: Path) -> dict[str, bytes]:
 
 def _build(site: Path, *, cache: bool) -> Path:
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "MFL_CACHE": "on" if cache else "off"}
-    mkdocs = Path(sys.executable).parent / "mkdocs"
+    properdocs = Path(sys.executable).parent / "properdocs"  # as `make build` runs it
+    build = [str(properdocs), "build", "--strict", "--quiet", "-f", "mkdocs.yml"]
     subprocess.run(
-        [str(mkdocs), "build", "--strict", "--quiet", "--site-dir", str(site)],
+        [*build, "--site-dir", str(site)],
         cwd=ROOT,
         env=env,
         check=True,

@@ -261,9 +261,37 @@ def test_no_built_page_leaves_punctuation_loose_after_math(site_dir):
 
 def test_the_benchmark_builds_with_the_makefiles_environment(load):
     """bench/site.py must time the build that `make build` runs, not another one."""
-    make_env = load("bench/site.py").MAKE_ENV
-    assert make_env["NBCONVERT_DISABLE_CONFIG_EXPORTERS"] == "1"
-    assert make_env["NO_MKDOCS_2_WARNING"] == "1"
+    bench = load("bench/site.py")
+    assert bench.MAKE_ENV["NBCONVERT_DISABLE_CONFIG_EXPORTERS"] == "1"
+    assert bench.MAKE_ENV["NO_MKDOCS_2_WARNING"] == "1"
+    # ProperDocs, with the configuration named (no fallback warning), as `make build`
+    assert bench.BUILD_ARGS == ["properdocs", "build", "--strict", "-f", "mkdocs.yml"]
+
+
+# Every command that builds or serves the site, as the README and CI run them.
+BUILD_FILES = [
+    "Makefile",
+    ".ci/run",
+    *sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / ".github" / "workflows").glob("*.yml")),
+]
+
+
+@pytest.mark.parametrize("name", BUILD_FILES)
+def test_every_build_runs_properdocs_with_its_configuration_named(name):
+    """ProperDocs, not MkDocs' own command; ``-f`` names the configuration, so ProperDocs
+    does not fall back to mkdocs.yml with its warning that the fallback will go."""
+    text = (ROOT / name).read_text(encoding="utf-8")
+    assert not re.search(r"\bmkdocs (?:build|serve|gh-deploy)\b", text)
+    for command in re.findall(r"\bproperdocs (?:build|serve|gh-deploy)\b.*", text):
+        assert re.search(r" -f mkdocs(?:\.offline)?\.yml\b", command), command
+
+
+def test_serve_rebuilds_on_what_the_pages_are_made_from():
+    """``properdocs serve`` watches docs/ and mkdocs.yml by itself; a kernel docstring (the
+    API pages), a hook or a citation must reload the open page too."""
+    watched = read_nav()["watch"]
+    assert {"src/llmmath", "hooks", "overrides", "references.bib"} <= set(watched)
+    assert all((ROOT / path).exists() for path in watched)
 
 
 def test_the_reading_line_counts_in_words_a_reader_would_write(site_dir):
