@@ -56,17 +56,13 @@
 // Keyboard fixes for two of Material's controls (issue #29):
 // - Chromium makes every scrolling box a tab stop; Material's search results
 //   box (.md-search__scrollwrap) is one even while search is closed and it is
-//   0 px tall, so one Tab after the search box landed on nothing visible. It
-//   leaves the tab order: the results are reached from the search box with
-//   the arrow keys (Material's own keys), which also scroll them.
+//   0 px tall, so one Tab after the search box landed on nothing visible.
+//   reader.css hides it while search is closed (then it is no tab stop, and
+//   no scrolling region without a keyboard route for axe); open, it shows the
+//   results and may take the focus to scroll them.
 // - The palette toggle is a <label> Material answers on Enter only; a toggle
 //   is expected to answer Space too (WAI-ARIA button pattern).
 (() => {
-  document$.subscribe(() => {
-    for (const wrap of document.querySelectorAll(".md-search__scrollwrap")) {
-      wrap.setAttribute("tabindex", "-1");
-    }
-  });
   document.addEventListener("keydown", (event) => {
     const label = event.target instanceof Element && event.target.closest("label[for^='__palette']");
     if (label && (event.key === " " || event.key === "Spacebar")) {
