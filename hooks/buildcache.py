@@ -8,7 +8,10 @@ Not a hook itself: the hooks import it (MkDocs runs each hook with
   the same stem.
 - ``memo(name)``: many small text results in one JSON file, read on first use
   in a build and written once at its end (``save_memos``, which
-  ``hooks/caches.py`` calls from ``on_post_build``).
+  ``hooks/caches.py`` calls from ``on_post_build``). Each configuration has
+  its own (``configure``): a build keeps only the entries it used, so
+  sharing one file, the offline build (``mkdocs.offline.yml``) and the site's
+  would each evict the other's pages.
 
 A key hashes what the content depends on in the project (its inputs, the
 hook's own code). What it depends on outside the project, Python and the
@@ -105,7 +108,20 @@ def environment_digest() -> str:
     return digest([sys.version, *installed])
 
 
-# `mkdocs build --dirty` and `mkdocs serve --dirty` re-render only the pages
+# The configuration this build reads, as a suffix of its memos' file names: ""
+# for the site's mkdocs.yml, "offline" for mkdocs.offline.yml. Set by
+# hooks/caches.py from on_config, before any hook opens a memo.
+CONFIG = ""
+
+
+def configure(config_file: str | os.PathLike | None) -> None:
+    """Give this build's memos the files of the configuration ``config_file`` names."""
+    global CONFIG
+    name = Path(config_file).name if config_file else "mkdocs.yml"
+    CONFIG = "" if name == "mkdocs.yml" else Path(name).stem.removeprefix("mkdocs.")
+
+
+# `properdocs build --dirty` and `properdocs serve --dirty` re-render only the pages
 # that changed; hooks/caches.py sets this from on_startup so that a Memo keeps
 # the entries of the pages such a build skipped.
 DIRTY = False
@@ -114,7 +130,9 @@ DIRTY = False
 class Memo:
     """Text results kept between builds in ``.cache/<name>.json``.
 
-    Hooks use ``memo(name)``, this build's instance. ``get(key, produce)``
+    Hooks use ``memo(name)``, this build's instance (in
+    ``.cache/<name>-<configuration>.json`` for a configuration other than
+    mkdocs.yml, see ``configure``). ``get(key, produce)``
     returns the stored text for ``key``, or stores ``produce()``. The file is
     read only if Python and every installed package are the versions that
     wrote it (``environment_digest``). ``save()`` writes
@@ -127,7 +145,7 @@ class Memo:
     """
 
     def __init__(self, name: str) -> None:
-        self.path = CACHE / f"{name}.json"
+        self.path = CACHE / (f"{name}-{CONFIG}.json" if CONFIG else f"{name}.json")
         self.active = enabled()
         self.stored: dict[str, str] = {}
         self.used: dict[str, str] = {}

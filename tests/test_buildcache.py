@@ -24,6 +24,7 @@ def cache_dir(tmp_path, monkeypatch):
     monkeypatch.setattr(buildcache, "CACHE", tmp_path)
     monkeypatch.setattr(buildcache, "DIRTY", False)
     monkeypatch.setattr(buildcache, "_OPEN", {})
+    monkeypatch.setattr(buildcache, "CONFIG", "")
     monkeypatch.delenv("MFL_CACHE", raising=False)
     return tmp_path
 
@@ -49,6 +50,40 @@ def test_a_memo_answers_a_second_build_without_producing(cache_dir):
     second = buildcache.Memo("demo")
     assert second.get("a", lambda: produce("2")) == "1"
     assert calls == ["1"]
+
+
+def _build_with(config_file: str, key: str) -> dict[str, str]:
+    """One build under ``config_file`` that uses only ``key``; what its memo held before."""
+    buildcache.configure(config_file)
+    held = dict(buildcache.memo("pages").stored)
+    buildcache.memo("pages").get(key, lambda: f"page for {config_file}")
+    buildcache.save_memos()
+    return held
+
+
+def test_the_offline_build_and_the_site_keep_each_others_pages(cache_dir):
+    """``make offline`` between two site builds: the second site build finds its pages."""
+    site, offline = "/repo/mkdocs.yml", "/repo/mkdocs.offline.yml"
+    assert _build_with(site, "site page") == {}
+    assert _build_with(offline, "offline page") == {}
+    assert _build_with(site, "site page") == {"site page": "page for /repo/mkdocs.yml"}
+    assert _build_with(offline, "offline page") == {
+        "offline page": "page for /repo/mkdocs.offline.yml"
+    }
+    assert sorted(p.name for p in cache_dir.iterdir()) == ["pages-offline.json", "pages.json"]
+    buildcache.configure(None)  # a configuration read without a file: the site's
+    assert buildcache.memo("pages").path == cache_dir / "pages.json"
+
+
+def test_the_caches_hook_names_the_configuration_before_any_memo_opens(caches, cache_dir):
+    offline = SimpleNamespace(
+        plugins={"mkdocstrings": _NoHandler()}, config_file_path="/repo/mkdocs.offline.yml"
+    )
+    caches.on_config(offline)
+    assert buildcache.memo("highlight").path == cache_dir / "highlight-offline.json"
+    caches.on_post_build(None)
+    caches.on_config(SimpleNamespace(**{**vars(offline), "config_file_path": "/repo/mkdocs.yml"}))
+    assert buildcache.memo("highlight").path == cache_dir / "highlight.json"
 
 
 def test_a_build_shares_one_memo_per_name_and_saves_them_all_at_its_end(cache_dir):

@@ -268,6 +268,33 @@ def test_the_benchmark_builds_with_the_makefiles_environment(load):
     assert bench.BUILD_ARGS == ["properdocs", "build", "--strict", "-f", "mkdocs.yml"]
 
 
+# Files under docs/ that configure tools rather than teach: never published.
+CONFIG_FILES = ("ruff.toml", "conftest.py", "pyproject.toml", ".cfg", ".ini")
+
+
+def test_no_configuration_file_under_docs_is_published():
+    """``exclude_docs`` (gitignore patterns, as ProperDocs reads them) covers every one."""
+    from pathspec import GitIgnoreSpec
+
+    spec = GitIgnoreSpec.from_lines(read_nav()["exclude_docs"].splitlines())
+    docs = ROOT / "docs"
+    found = [
+        p.relative_to(docs).as_posix()
+        for p in docs.rglob("*")
+        if p.is_file()
+        and p.name.endswith(CONFIG_FILES)
+        and not p.name.startswith(".")
+        and not any(part.startswith(".") for part in p.relative_to(docs).parts)
+    ]
+    assert "ruff.toml" in found  # the check sees what it guards
+    assert [f for f in found if not spec.match_file(f)] == []
+
+
+def test_the_site_carries_no_configuration_file(site_dir):
+    published = [p.name for p in site_dir.rglob("*") if p.name.endswith(CONFIG_FILES)]
+    assert published == []
+
+
 # Every command that builds or serves the site, as the README and CI run them.
 BUILD_FILES = [
     "Makefile",
