@@ -26,6 +26,7 @@ export NO_MKDOCS_2_WARNING := 1
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
 
 .PHONY: install install-latest reference serve build test test-installed test-fast test-portability lint bench dist lock clean
+.PHONY: install-mutation install-uv install-pre-commit mutation pre-commit
 
 install: $(STAMP)
 
@@ -50,6 +51,34 @@ reference: $(REFERENCE_STAMP)
 $(REFERENCE_STAMP): requirements-reference.lock $(STAMP)
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-reference.lock $(REFERENCE_PIP_ARGS)
 	touch $(REFERENCE_STAMP)
+
+# Tools that one target alone uses, each in its own hash-locked group
+# (pyproject.toml's [dependency-groups], requirements-<group>.lock) and
+# installed by that target, as `make reference` does, so that `make serve`,
+# `make test` and CI never carry them: cosmic-ray for `make mutation`, uv for
+# `make lock`, pre-commit for `make pre-commit`.
+LOCKED_INSTALL := $(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r
+TOOL_GROUPS := mutation uv pre-commit
+
+install-mutation: $(VENV)/.mutation-stamp
+install-uv: $(VENV)/.uv-stamp
+install-pre-commit: $(VENV)/.pre-commit-stamp
+
+$(VENV)/.mutation-stamp: requirements-mutation.lock $(STAMP)
+	$(LOCKED_INSTALL) requirements-mutation.lock
+	touch $@
+
+$(VENV)/.uv-stamp: requirements-uv.lock $(STAMP)
+	$(LOCKED_INSTALL) requirements-uv.lock
+	touch $@
+
+$(VENV)/.pre-commit-stamp: requirements-pre-commit.lock $(STAMP)
+	$(LOCKED_INSTALL) requirements-pre-commit.lock
+	touch $@
+
+# Git hooks that run the linters on each commit (.pre-commit-config.yaml).
+pre-commit: install-pre-commit
+	$(BIN)/pre-commit install
 
 serve: install
 	$(BIN)/properdocs serve -f mkdocs.yml --dev-addr 127.0.0.1:8000
@@ -127,7 +156,7 @@ install-latest:
 # ratio and the survivors. Hours for the whole kernel (the weekly workflow runs
 # it); `make mutation MODULE=similarity` mutates one module.
 MODULE ?=
-mutation: install
+mutation: install-mutation
 	$(BIN)/python tools/mutation.py --prescreen docs/kernel-checks.md \
 		--equivalent tools/mutation-equivalent.txt $(if $(MODULE),--module $(MODULE))
 
@@ -147,10 +176,16 @@ test-pdf: build
 	MFL_PDF=1 $(BIN)/pytest tests/test_pdf.py
 
 # Re-pin every dependency (run after editing pyproject.toml or package.json).
-lock:
+# The groups are pinned within requirements.lock (-c): a package they share
+# with the default install has one version everywhere.
+lock: install-uv
 	$(BIN)/uv pip compile pyproject.toml --all-extras --python-version 3.11 --generate-hashes -o requirements.lock
 	$(BIN)/uv pip compile pyproject.toml --group reference --python-version 3.11 --generate-hashes \
 		-c requirements.lock --no-annotate $(REFERENCE_PIP_ARGS) -o requirements-reference.lock
+	for group in $(TOOL_GROUPS); do \
+		$(BIN)/uv pip compile pyproject.toml --group $$group --python-version 3.11 --generate-hashes \
+			-c requirements.lock --no-annotate -o requirements-$$group.lock || exit 1; \
+	done
 	$(NPM) install --package-lock-only --no-audit --no-fund
 
 clean:

@@ -8,6 +8,7 @@ import io
 import json
 import sys
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 from mkdocs.exceptions import PluginError
@@ -175,3 +176,39 @@ def test_scripts_that_reach_other_hosts_are_dropped_or_fail_the_build():
     assert "clipboard-copy" in out
     with pytest.raises(PluginError, match="another host"):
         nbhook.drop_scripts('<script src="https://cdn.example/x.js"></script>', "x.ipynb")
+
+
+def test_the_prefetched_cache_entry_is_the_one_the_plugin_reads(tmp_path, monkeypatch):
+    """hooks/notebook.py runs a notebook early and writes the result where mkdocs-jupyter's
+    render will look, through the plugin's private ``_compute_cache_key`` and
+    ``_get_cache_path``. If a release changes how the plugin keys its cache (0.27 changed
+    those functions' signature), the prefetched entry would silently never be read: the
+    build would execute every notebook twice. Both sides are driven here with mkdocs.yml's
+    options, and must name the same file."""
+    import yaml
+    from mkdocs.structure.files import File, Files
+    from mkdocs_jupyter.plugin import Plugin
+
+    entries = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["plugins"]
+    options = next(
+        e["mkdocs-jupyter"] for e in entries if isinstance(e, dict) and "mkdocs-jupyter" in e
+    )
+    plugin = Plugin()
+    errors, _ = plugin.load_config({**options, "cache_dir": str(tmp_path / "cache")})
+    assert not errors
+    site = {"use_directory_urls": True, "site_dir": str(tmp_path / "site")}
+    notebook = File("embedding-space-math/theory.ipynb", str(ROOT / "docs"), site["site_dir"], True)
+    files = plugin.on_files(Files([notebook]), config=site)
+    config = SimpleNamespace(plugins={"mkdocs-jupyter": plugin}, **site)
+
+    submitted = []
+    monkeypatch.setattr(nbhook.pool, "submit", lambda *args: submitted.append(args) or "job")
+    monkeypatch.setattr(nbhook, "_EXECUTING", {})
+    nbhook.on_files(files, config)
+    assert len(submitted) == 1  # nothing cached in the empty folder: the hook runs it early
+    prefetched, job = nbhook._EXECUTING[notebook.src_uri]
+
+    plugin.on_pre_build(config)
+    page = SimpleNamespace(file=files.get_file_from_path(notebook.src_uri), abs_url="/e/theory/")
+    plugin.on_pre_page(page, config, files)
+    assert plugin._used_cache_paths == {prefetched}

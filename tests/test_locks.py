@@ -1,0 +1,69 @@
+"""The lock files: the default install carries what serving and testing need, no more.
+
+``requirements.lock`` is what ``make install`` (and so ``make serve``, ``make
+test`` and CI) installs. A tool that one target alone uses lives in its own
+dependency group, hash-locked in ``requirements-<group>.lock`` and installed by
+that target (issue #32: cosmic-ray, uv and pre-commit were 28 packages and 29%
+of the default lock).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+GROUPS = PYPROJECT["dependency-groups"]
+TOOL_GROUPS = {"mutation": "cosmic-ray", "uv": "uv", "pre-commit": "pre-commit"}
+PIN = re.compile(
+    r"^([A-Za-z0-9_.-]+)==(\S+) \\\n((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)", re.M
+)
+
+
+def _name(requirement: str) -> str:
+    return re.split(r"[\s<>=!~\[;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
+
+
+def pins(lock: str) -> dict[str, str]:
+    """Package -> version of every hashed pin in ``lock``."""
+    text = (ROOT / lock).read_text(encoding="utf-8")
+    found = {_name(name): version for name, version, _ in PIN.findall(text)}
+    assert len(found) == len(re.findall(r"^[A-Za-z0-9]", text, re.M))  # every pin is hashed
+    return found
+
+
+def test_the_default_install_carries_no_tool_that_one_target_alone_uses():
+    default = pins("requirements.lock")
+    assert not set(TOOL_GROUPS.values()) & set(default)
+    # what cosmic-ray alone brought in (the bulk of the 28 packages)
+    assert not {"aiohttp", "sqlalchemy", "gitpython", "toml", "virtualenv"} & set(default)
+
+
+@pytest.mark.parametrize(("group", "tool"), sorted(TOOL_GROUPS.items()))
+def test_each_tool_has_its_hash_locked_group_installed_by_its_target(group, tool):
+    assert tool in {_name(r) for r in GROUPS[group]}
+    locked = pins(f"requirements-{group}.lock")
+    assert tool in locked
+    default = pins("requirements.lock")
+    shared = {name for name in locked if name in default}
+    assert {n: locked[n] for n in shared} == {n: default[n] for n in shared}  # one version each
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert f"$(VENV)/.{group}-stamp: requirements-{group}.lock" in makefile
+    assert f"$(LOCKED_INSTALL) requirements-{group}.lock" in makefile
+
+
+def test_what_the_build_and_the_hooks_use_directly_is_declared():
+    """Not left to whatever happens to require it today: the next ``make lock`` could drop
+    it. setuptools is the build backend of ``make install`` and ``make dist``;
+    latexcodec and soupsieve are imported by hooks/bibliography.py and hooks/notebook.py."""
+    declared = {
+        _name(r) for extra in PYPROJECT["project"]["optional-dependencies"].values() for r in extra
+    }
+    assert {"setuptools", "latexcodec", "soupsieve", "properdocs"} <= declared
+    assert PYPROJECT["build-system"]["build-backend"] == "setuptools.build_meta"
+    for name in ("setuptools", "latexcodec", "soupsieve", "properdocs"):
+        assert name in pins("requirements.lock")
