@@ -27,8 +27,7 @@ from llmmath import _validate
 from llmmath.masks import causal_mask
 
 
-def _broadcast_to_scores(x: np.ndarray, scores_shape: tuple, name: str, hint: str) -> tuple:
-    f = "scaled_dot_product_attention"
+def _broadcast_to_scores(x: np.ndarray, scores_shape: tuple, name: str, hint: str, f: str) -> tuple:
     if x.ndim > len(scores_shape) > 2:  # e.g. a (B, 1, 1, Tk) mask, (B, Tq, Tk) scores
         raise ValueError(
             f"{f}: {name} of shape {x.shape} has more dimensions than the attention "
@@ -45,6 +44,49 @@ def _broadcast_to_scores(x: np.ndarray, scores_shape: tuple, name: str, hint: st
             f"of shape {scores_shape} (..., Tq, Tk){hint}"
         )
     return shape
+
+
+def _attention_inputs(
+    q: Any, k: Any, v: Any, mask: Any, bias: Any, scale: Any, f: str
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, Any, Any, float, tuple]:
+    """Validated ``q, k, v, mask, bias, scale`` of an attention call named ``f``,
+    and the broadcast shape of its scores (..., Tq, Tk)."""
+    q = _validate.float_array(q, "q", f, min_ndim=2)
+    k = _validate.float_array(k, "k", f, min_ndim=2)
+    v = _validate.float_array(v, "v", f, min_ndim=2)
+    if q.shape[-1] != k.shape[-1]:
+        raise ValueError(
+            f"{f}: q and k must share the last dimension d; got q {q.shape} and k {k.shape}"
+        )
+    if k.shape[-2] != v.shape[-2]:
+        raise ValueError(
+            f"{f}: k and v must have the same number of keys Tk (axis -2); "
+            f"got k {k.shape} and v {v.shape}"
+        )
+    try:
+        lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
+    except ValueError:
+        raise ValueError(
+            f"{f}: the leading (batch, head) dimensions of q, k and v must broadcast; "
+            f"got q {q.shape}, k {k.shape}, v {v.shape}"
+        ) from None
+    shape = (*lead, q.shape[-2], k.shape[-2])
+    if scale is None:
+        scale = 1.0 / np.sqrt(q.shape[-1])
+    else:
+        scale = _validate.finite_float(scale, "scale", f)
+    if bias is not None:
+        bias = _validate.float_array(bias, "bias", f, neg_inf=True)
+        shape = _broadcast_to_scores(bias, shape, "bias", "", f)
+    if mask is not None:
+        mask = np.asarray(mask)
+        if mask.dtype != np.bool_:
+            raise TypeError(
+                f"{f}: mask must be boolean (True = may attend); got dtype {mask.dtype}. "
+                "To add a float (0 / -inf) mask to the scores, pass it as bias="
+            )
+        shape = _broadcast_to_scores(mask, shape, "mask", "; True = may attend", f)
+    return q, k, v, mask, bias, float(scale), shape
 
 
 def scaled_dot_product_attention(
@@ -84,47 +126,12 @@ def scaled_dot_product_attention(
     (array([[0.75, 0.25]]), array([[0.75]]))
     """
     f = "scaled_dot_product_attention"
-    q = _validate.float_array(q, "q", f, min_ndim=2)
-    k = _validate.float_array(k, "k", f, min_ndim=2)
-    v = _validate.float_array(v, "v", f, min_ndim=2)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"{f}: q and k must share the last dimension d; got q {q.shape} and k {k.shape}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"{f}: k and v must have the same number of keys Tk (axis -2); "
-            f"got k {k.shape} and v {v.shape}"
-        )
-    try:
-        lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"{f}: the leading (batch, head) dimensions of q, k and v must broadcast; "
-            f"got q {q.shape}, k {k.shape}, v {v.shape}"
-        ) from None
-    tq, tk = q.shape[-2], k.shape[-2]
-    shape = (*lead, tq, tk)
-    if scale is None:
-        scale = 1.0 / np.sqrt(q.shape[-1])
-    else:
-        scale = _validate.finite_float(scale, "scale", f)
+    q, k, v, mask, bias, scale, shape = _attention_inputs(q, k, v, mask, bias, scale, f)
+    tq, tk = shape[-2:]
     scores = scale * (q @ np.swapaxes(k, -1, -2))
-
     if bias is not None:
-        bias = _validate.float_array(bias, "bias", f, neg_inf=True)
-        shape = _broadcast_to_scores(bias, shape, "bias", "")
         scores = scores + bias
-    allowed = None
-    if mask is not None:
-        mask = np.asarray(mask)
-        if mask.dtype != np.bool_:
-            raise TypeError(
-                f"{f}: mask must be boolean (True = may attend); got dtype {mask.dtype}. "
-                "To add a float (0 / -inf) mask to the scores, pass it as bias="
-            )
-        shape = _broadcast_to_scores(mask, shape, "mask", "; True = may attend")
-        allowed = mask
+    allowed = mask
     if causal:
         cm = causal_mask(tq, tk)
         allowed = cm if allowed is None else allowed & cm

@@ -24,7 +24,7 @@ from typing import Any
 import numpy as np
 
 from llmmath import _validate
-from llmmath.attention import scaled_dot_product_attention
+from llmmath.attention import _attention_inputs, scaled_dot_product_attention
 
 # The contract lists these two here; they live with softmax (re-exported).
 from llmmath.softmax import logsumexp as logsumexp
@@ -59,65 +59,6 @@ def online_softmax_stats(scores: Any, *, block_size: int = 1) -> tuple[np.ndarra
         l = l * np.exp(m - shift) + np.exp(block - shift[..., None]).sum(axis=-1)  # noqa: E741
         m = m_new
     return m, l
-
-
-def _check_extra(x: np.ndarray, shape: tuple, name: str, f: str) -> tuple:
-    """Broadcast shape of ``x`` (a mask or bias) and the scores ``shape``, or raise."""
-    if x.ndim > len(shape) > 2:  # as scaled_dot_product_attention: no cross-batch pairs
-        raise ValueError(
-            f"{f}: {name} of shape {x.shape} has more dimensions than the attention "
-            f"scores of shape {shape} (..., Tq, Tk)"
-        )
-    try:
-        out = np.broadcast_shapes(x.shape, shape)
-    except ValueError:
-        out = None
-    if out is None or out[-2:] != shape[-2:]:
-        raise ValueError(
-            f"{f}: {name} of shape {x.shape} does not broadcast to the attention scores "
-            f"of shape {shape} (..., Tq, Tk)"
-        )
-    return out
-
-
-def _inputs(q, k, v, mask, bias, scale, f):
-    """Validated ``q, k, v, mask, bias, scale`` and the broadcast scores shape."""
-    q = _validate.float_array(q, "q", f, min_ndim=2)
-    k = _validate.float_array(k, "k", f, min_ndim=2)
-    v = _validate.float_array(v, "v", f, min_ndim=2)
-    if q.shape[-1] != k.shape[-1]:
-        raise ValueError(
-            f"{f}: q and k must share the last dimension d; got q {q.shape} and k {k.shape}"
-        )
-    if k.shape[-2] != v.shape[-2]:
-        raise ValueError(
-            f"{f}: k and v must have the same number of keys Tk (axis -2); "
-            f"got k {k.shape} and v {v.shape}"
-        )
-    try:
-        lead = np.broadcast_shapes(q.shape[:-2], k.shape[:-2], v.shape[:-2])
-    except ValueError:
-        raise ValueError(
-            f"{f}: the leading (batch, head) dimensions of q, k and v must broadcast; "
-            f"got q {q.shape}, k {k.shape}, v {v.shape}"
-        ) from None
-    tq, tk = q.shape[-2], k.shape[-2]
-    shape = (*lead, tq, tk)
-    scale = (
-        1.0 / np.sqrt(q.shape[-1]) if scale is None else _validate.finite_float(scale, "scale", f)
-    )
-    if bias is not None:
-        bias = _validate.float_array(bias, "bias", f, neg_inf=True)
-        shape = _check_extra(bias, shape, "bias", f)
-    if mask is not None:
-        mask = np.asarray(mask)
-        if mask.dtype != np.bool_:
-            raise TypeError(
-                f"{f}: mask must be boolean (True = may attend); got dtype {mask.dtype}. "
-                "To add a float (0 / -inf) mask to the scores, pass it as bias="
-            )
-        shape = _check_extra(mask, shape, "mask", f)
-    return q, k, v, mask, bias, float(scale), shape
 
 
 def _cols(x: np.ndarray, start: int, stop: int) -> np.ndarray:
@@ -166,7 +107,7 @@ def blockwise_attention(
     ((5, 4), (5,))
     """
     f = "blockwise_attention"
-    q, k, v, mask, bias, scale, shape = _inputs(q, k, v, mask, bias, scale, f)
+    q, k, v, mask, bias, scale, shape = _attention_inputs(q, k, v, mask, bias, scale, f)
     b = _validate.positive_int(block_size, "block_size", f)
     m = np.full(shape[:-1], -np.inf)
     l = np.zeros(shape[:-1])  # noqa: E741 (the paper's name)
@@ -234,7 +175,7 @@ def sdpa_backward(
     True
     """
     f = "sdpa_backward"
-    q, k, v, mask, bias, scale, shape = _inputs(q, k, v, mask, bias, scale, f)
+    q, k, v, mask, bias, scale, shape = _attention_inputs(q, k, v, mask, bias, scale, f)
     g = _validate.float_array(grad_out, "grad_out", f, min_ndim=2)
     out_shape = (*shape[:-1], v.shape[-1])
     if g.shape != out_shape:
@@ -285,7 +226,7 @@ def linear_attention(
     """
     f = "linear_attention"
     mode = _validate.option(mode, ("parallel", "recurrent"), "mode", f)
-    q, k, v, *_ = _inputs(q, k, v, None, None, None, f)
+    q, k, v, *_ = _attention_inputs(q, k, v, None, None, None, f)
     if causal and q.shape[-2] != k.shape[-2]:
         raise ValueError(
             f"{f}: causal needs as many queries as keys (axis -2); got q {q.shape} and k {k.shape}"
