@@ -133,6 +133,7 @@ def slowest_blocks(durations: str, n: int = SLOWEST) -> list[tuple[float, str]]:
 
 def time_report(runs: int, cold_runs: int) -> bool:
     """Print each figure against the import floor; True if all are within budget."""
+    load = os.getloadavg()[0]
     build = [str(BIN / BUILD_ARGS[0]), *BUILD_ARGS[1:]]
     report: list[str] = []
     figures = [
@@ -150,8 +151,8 @@ def time_report(runs: int, cold_runs: int) -> bool:
     print(f"import floor ({' '.join(FLOOR[1:])}):")
     print(
         f"  median {statistics.median(floors):.2f} s over {len(floors)} runs "
-        f"({min(floors):.2f}-{max(floors):.2f} s); load average {os.getloadavg()[0]:.1f} "
-        f"on {os.cpu_count()} cores"
+        f"({min(floors):.2f}-{max(floors):.2f} s); load average {load:.1f} at the start, "
+        f"{os.getloadavg()[0]:.1f} at the end, on {os.cpu_count()} cores"
     )
     print(f"{'measure':30} {'median s':>9} {'ratio to floor (each run)':>32}  budget")
     ok = True
