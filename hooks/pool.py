@@ -20,6 +20,7 @@ from __future__ import annotations
 import io
 import multiprocessing
 import os
+import re
 import runpy
 import site
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -81,7 +82,22 @@ def render_figure(script: str) -> bytes:
         buf = io.BytesIO()
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
         plt.close("all")
-    return buf.getvalue()
+    return _number_clip_ids(buf.getvalue())
+
+
+# matplotlib names each clip path by a hash of its rectangle's full-precision
+# floats. Constrained layout (kiwisolver) can move those floats in the last bit
+# from one run to the next, which changes the hash but nothing that is drawn (the
+# SVG prints 6 decimals). Numbering the ids in order of appearance keeps a
+# figure's bytes the same every build.
+CLIP_ID = re.compile(rb'(?<=id=")p[0-9a-f]{10}(?=")|(?<=url\(#)p[0-9a-f]{10}(?=\))')
+
+
+def _number_clip_ids(svg: bytes) -> bytes:
+    ids: dict[bytes, bytes] = {}
+    for match in CLIP_ID.finditer(svg):
+        ids.setdefault(match.group(), b"clip%d" % len(ids))
+    return CLIP_ID.sub(lambda m: ids[m.group()], svg)
 
 
 def notebook_html(path: str, options: dict[str, Any], toc_depth: int) -> dict[str, Any]:
