@@ -593,7 +593,7 @@ def embed_figures(notebook_text: str, site_url: str, files: Files, where: str) -
         source = "".join(cell["source"])
         attachments = {}
 
-        def attach(m: re.Match) -> str:
+        def attach(m: re.Match, attachments: dict = attachments) -> str:
             url = m["url"]
             if not url.startswith(site_url):
                 return m.group(0)
@@ -637,7 +637,10 @@ def with_install_cell(notebook_text: str, distribution: str, version: str, where
             raise PluginError(f"{where}: imports `{module}`; add it to THEORY_PACKAGES")
         extra.append(THEORY_PACKAGES[module])
     line = " ".join(["%pip install -q", f"{distribution}=={version}", *extra])
-    cell = _cell("code", "# The course's kernel (import llmmath), the version this site was built with.\n" + line)
+    cell = _cell(
+        "code",
+        "# The course's kernel (import llmmath), the version this site was built with.\n" + line,
+    )
     if (notebook.get("nbformat"), notebook.get("nbformat_minor", 0)) >= (4, 5):
         cell["id"] = "install-kernel"  # cell ids exist from nbformat 4.5
     else:

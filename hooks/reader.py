@@ -303,8 +303,10 @@ def reader_block(
     if own_notebook:
         # The size is filled in when the page is written (on_post_page):
         # hooks/page_notebooks.py embeds the figures after the pages render.
-        kb = f"<!-- notebook-kb: {own_notebook.uri} -->" if own_notebook.uri else max(
-            1, round(own_notebook.size / 1024)
+        kb = (
+            f"<!-- notebook-kb: {own_notebook.uri} -->"
+            if own_notebook.uri
+            else max(1, round(own_notebook.size / 1024))
         )
         download += (
             '<p class="mfl-download">'
@@ -410,7 +412,9 @@ def local_pdf_links(html_text: str, page, site_url: str) -> str:
 # own image view then zooms. A link needs no plugin and no script (the
 # mkdocs-glightbox plugin would be one more dependency and one more script on
 # every page); it works offline too.
-FIGURE_IMG = re.compile(r'<p>\s*(<img\b[^>]*\bsrc="(?P<src>[^"]*figures/[\w-]+\.svg)"[^>]*>)\s*</p>')
+FIGURE_IMG = re.compile(
+    r'<p>\s*(<img\b[^>]*\bsrc="(?P<src>[^"]*figures/[\w-]+\.svg)"[^>]*>)\s*</p>'
+)
 
 
 def linked_figures(html_text: str) -> str:
@@ -443,7 +447,9 @@ def card_tables(html_text: str) -> str:
         if _in_own_layout(html_text, m.start()):
             return m.group(0)
         head, _, body = m["body"].partition("</thead>")
-        labels = [html.unescape(re.sub(r"<[^>]+>", "", t["text"])).strip() for t in TH.finditer(head)]
+        labels = [
+            html.unescape(re.sub(r"<[^>]+>", "", t["text"])).strip() for t in TH.finditer(head)
+        ]
         if len(labels) < 3 or not body:
             return m.group(0)
         rows = []
@@ -452,7 +458,9 @@ def card_tables(html_text: str) -> str:
             rows.append(
                 re.sub(
                     r"<td\b",
-                    lambda _: f'<td data-label="{html.escape(next(cells, ""), quote=True)}"',
+                    lambda _, cells=cells: (
+                        f'<td data-label="{html.escape(next(cells, ""), quote=True)}"'
+                    ),
                     row,
                 )
             )

@@ -263,7 +263,9 @@ SEARCH_ALIASES = {
     "SGNS": ["skip gram with negative sampling"],
     "RAG": ["retrieval augmented generation"],
 }
-HEADING = re.compile(r"(<h([1-6])\b[^>]*>)(.*?)(<a class=\"headerlink\"[^>]*>.*?</a>)?(</h\2>)", re.S)
+HEADING = re.compile(
+    r"(<h([1-6])\b[^>]*>)(.*?)(<a class=\"headerlink\"[^>]*>.*?</a>)?(</h\2>)", re.S
+)
 
 
 def _words(text: str) -> str:
@@ -279,8 +281,7 @@ def heading_aliases(text: str) -> list[str]:
     return [
         abbreviation
         for abbreviation, spelled in SEARCH_ALIASES.items()
-        if abbreviation.lower() not in shown
-        and any(f" {_words(s)} " in words for s in spelled)
+        if abbreviation.lower() not in shown and any(f" {_words(s)} " in words for s in spelled)
     ]
 
 

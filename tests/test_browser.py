@@ -77,16 +77,20 @@ class Watch:
     def attach(self, page) -> None:
         page.on(
             "console",
-            lambda m: m.type == "error"
-            and not self.pdf_probe((m.location or {}).get("url", ""))
-            and self.errors.append(f"console: {m.text} @ {page.url}"),
+            lambda m: (
+                m.type == "error"
+                and not self.pdf_probe((m.location or {}).get("url", ""))
+                and self.errors.append(f"console: {m.text} @ {page.url}")
+            ),
         )
         page.on("pageerror", lambda e: self.errors.append(f"page error: {e} @ {page.url}"))
         page.on(
             "response",
-            lambda r: r.status >= 400
-            and not self.pdf_probe(r.url, r.request.method)
-            and self.errors.append(f"HTTP {r.status}: {r.url}"),
+            lambda r: (
+                r.status >= 400
+                and not self.pdf_probe(r.url, r.request.method)
+                and self.errors.append(f"HTTP {r.status}: {r.url}")
+            ),
         )
         page.on(
             "dialog", lambda d: (self.errors.append(f"dialog opened: {d.message!r}"), d.dismiss())
@@ -546,7 +550,9 @@ def test_search_offers_near_matches_for_a_misspelling(tab):
     search_for(tab, "rotory")
     expect(tab.locator(".md-search-result__meta")).to_contain_text("No exact match for “rotory”")
     first = tab.locator(FIRST_RESULT)
-    expect(first).to_have_attribute("href", re.compile("/positional-encodings/rotary-position-embeddings/"))
+    expect(first).to_have_attribute(
+        "href", re.compile("/positional-encodings/rotary-position-embeddings/")
+    )
     assert "h=rotary" in first.get_attribute("href")
     # a word that is right is not fuzzed: the exact results stand
     search_for(tab, "ALiBi")
@@ -1119,7 +1125,9 @@ def test_practice_queue_is_grouped_by_page_in_question_order(tab):
     assert cards[:2] == [[LESSON, qids[0]], [LESSON, qids[1]]], cards  # course order, then page
     assert cards[2][0] == pe, cards
     headings = tab.locator("h2.mfl-practice-page").all_inner_texts()
-    assert headings == ["3. Similarity Geometry", "6. ALiBi: Attention with Linear Biases"], headings
+    assert headings == ["3. Similarity Geometry", "6. ALiBi: Attention with Linear Biases"], (
+        headings
+    )
     tab.watch.check()
 
 
@@ -1198,8 +1206,11 @@ def test_on_a_phone_figures_open_full_size_and_formulas_and_tables_fit(browser, 
     )
     assert (shadow == "#000000cc") == (scheme == "dark"), shadow
     # wide tables are cards: every cell in view, labelled with its column
-    for path in ("notation/", "positional-encodings/formal-setup/",
-                 "positional-encodings/why-this-matters/"):
+    for path in (
+        "notation/",
+        "positional-encodings/formal-setup/",
+        "positional-encodings/why-this-matters/",
+    ):
         open_page(tab, path)
         cells = tab.evaluate(
             """() => [...document.querySelectorAll('article table[data-mfl-cards] td')]

@@ -71,9 +71,7 @@ INPUTS: dict[str, dict[str, set[str]]] = {
 HEADING = re.compile(r"^#{1,6} .*$", re.M)
 CODE_SPAN = re.compile(r"`[^`]*`")
 MATH = re.compile(r"\$\$.+?\$\$|\$[^$]+\$", re.S)
-CITATION = re.compile(
-    r"[A-Z][\w'-]+(?: et al\.| and [A-Z][\w'-]+)?,? \(?(?:19|20)\d\d[a-z]?\)?"
-)
+CITATION = re.compile(r"[A-Z][\w'-]+(?: et al\.| and [A-Z][\w'-]+)?,? \(?(?:19|20)\d\d[a-z]?\)?")
 # digits that belong to a model or library name: "Llama 3.1", "Gemma 2"
 NAME = re.compile(
     r"\b(?:Llama|Gemma|Qwen|Mistral|Phi|PyTorch|Python|transformers)"
@@ -85,9 +83,7 @@ NUMBER = re.compile(
     r"(?<![\w.\-/^{])(?P<num>[−-]?(?:\d{1,3}(?:(?:,|\{,\})\d{3})+|\d+)"
     r"(?:\.\d+)?)(?P<pct>\s*(?:%|\\%))?(?![\w\-]|\.\d|/\d|\^)"
 )
-RESULT_IN_MATH = re.compile(
-    r"(?:=|\\approx)\s*(?P<num>[−-]?\d[\d{},]*\.\d+)(?P<pct>\s*\\?%)?\s*$"
-)
+RESULT_IN_MATH = re.compile(r"(?:=|\\approx)\s*(?P<num>[−-]?\d[\d{},]*\.\d+)(?P<pct>\s*\\?%)?\s*$")
 
 
 def normalize(text: str) -> str:
@@ -129,8 +125,7 @@ def code_constants(sources: list[str]) -> tuple[list[float], list[float]]:
     for src in sources:
         # IPython magics and shell lines are not Python
         clean = "\n".join(
-            "" if line.lstrip().startswith(("%", "!")) else line
-            for line in src.splitlines()
+            "" if line.lstrip().startswith(("%", "!")) else line for line in src.splitlines()
         )
         tree = ast.parse(clean)
         every += _constants(tree)
@@ -161,7 +156,7 @@ def demos(nb) -> list[tuple[str, str, list[str]]]:
         if cell.cell_type != "markdown":
             continue
         code = []
-        for nxt in nb.cells[i + 1:]:
+        for nxt in nb.cells[i + 1 :]:
             if nxt.cell_type == "markdown":
                 break
             code.append(nxt.source)
@@ -183,8 +178,7 @@ def unchecked(path: Path) -> list[str]:
             is_int = "." not in number and not percent
             if is_int and abs(float(number)) in every:
                 continue  # an input the code writes down
-            problems.append(f"{heading or '(intro)'}: {number}"
-                            + (" %" if percent else ""))
+            problems.append(f"{heading or '(intro)'}: {number}" + (" %" if percent else ""))
     return problems
 
 
@@ -206,13 +200,14 @@ def test_every_quoted_number_is_asserted(path):
     "markdown, expected",
     [
         ("differ by up to 0.47.", [("0.47", False)]),
-        ("1.65 % of it and 52,664 and 141,214", [
-            ("1.65", True), ("52664", False), ("141214", False)]),
+        (
+            "1.65 % of it and 52,664 and 141,214",
+            [("1.65", True), ("52664", False), ("141214", False)],
+        ),
         ("$2\\sin(1/8)=0.2493$ and $K=3$, $m_h=2^{-8h/H}$", [("0.2493", False)]),
         ("$2\\pi\\cdot10^4\\approx60{,}611.5$", [("60611.5", False)]),
         ("Press et al. (2022) and (Beltagy et al., 2020) on GPT-2", []),
-        ("### 3.4 Visualization\n`max_distance=128` in float16, a 6-dimensional",
-         []),
+        ("### 3.4 Visualization\n`max_distance=128` in float16, a 6-dimensional", []),
         ("from −4.5 up to 0", [("-4.5", False), ("0", False)]),
         ("the Llama 3.1 rule, 2.5 times", [("2.5", False)]),
     ],
