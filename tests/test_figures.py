@@ -52,3 +52,12 @@ def test_no_committed_images():
         p for ext in ("png", "jpg", "jpeg", "gif", "svg", "webp") for p in DOCS.rglob(f"*.{ext}")
     ]
     assert not images, f"images are drawn at build time, not committed: {images}"
+
+
+def test_figures_stand_on_their_own_unindented_line():
+    # hooks/figures.py puts the "code for this figure" block under an image on a
+    # line of its own; an image indented into a list item would lose it
+    for page in PAGES:
+        for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
+            if re.search(r"!\[[^\]]*\]\(figures/", line):
+                assert line.startswith("!["), f"{page}:{number}: figure not on its own line"
