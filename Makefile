@@ -92,6 +92,11 @@ serve: install
 build: install
 	$(BIN)/properdocs build --strict -f mkdocs.yml
 
+# pytest-xdist: one worker per core; tests marked with one xdist_group share a
+# worker (tests/test_reproducible.py's two builds compare against one clean one).
+# `make test XDIST=` runs everything in one process.
+XDIST ?= -n auto --dist loadgroup
+
 # Every test: the strict build first (browser tests read site/), the linters,
 # then the kernel's unit/property/error tests, its docstring examples, every
 # page example, the notebooks and the browser tests.
@@ -101,7 +106,7 @@ test: install
 test-installed:
 	$(BIN)/properdocs build --strict -f mkdocs.yml
 	$(MAKE) --no-print-directory lint
-	$(BIN)/pytest --doctest-modules src tests docs
+	$(BIN)/pytest $(XDIST) --doctest-modules src tests docs
 
 lint:
 	$(BIN)/ruff check .

@@ -10,12 +10,14 @@ Three layers:
   notebook" link to it; every notebook is valid, installs the kernel first,
   and every link in it lands on a page, figure and anchor that exist;
 * **a reader's download runs**: every built notebook is executed headless
-  (nbclient) in a clean venv that has no kernel until the notebook's own first
+  (nbclient) in a clean venv that has no kernel until the notebooks' first
   cell, ``%pip install math-for-llms==<version>``, installs it from the wheel
-  ``tools/dist.py`` builds (pip is pointed at that wheel and at no index). The
-  venv's other packages (numpy, ipykernel, pytest) come from this environment
-  (``clean_venv`` in ``conftest.py``), so this runs offline. About 1.5 minutes
-  on two cores: marked ``slow``; ``make test`` runs it.
+  ``tools/dist.py`` builds (pip is pointed at that wheel and at no index): that
+  cell, the same in every notebook, runs once (``wheel_kernel``), the rest of
+  each notebook in a kernel of its own. The venv's other packages (numpy,
+  ipykernel, pytest) come from this environment (``clean_venv`` in
+  ``conftest.py``), so this runs offline. About two seconds a notebook:
+  marked ``slow``; ``make test`` runs it.
 """
 
 from __future__ import annotations
@@ -341,9 +343,29 @@ def test_every_link_in_the_notebooks_resolves_in_the_site(built):
 # A reader's download runs
 
 
+def _execute(nb, root: Path, env: dict[str, str], cwd: Path) -> str:
+    """Run ``nb`` in the clean venv's kernel; returns where that kernel imported llmmath from."""
+    from jupyter_client.kernelspec import KernelSpecManager
+    from jupyter_client.manager import AsyncKernelManager
+    from nbclient import NotebookClient
+
+    nb.cells.append(nbformat.v4.new_code_cell("import llmmath\nprint(llmmath.__file__)"))
+    specs = KernelSpecManager(kernel_dirs=[str(root / "kernels")])
+    km = AsyncKernelManager(kernel_name="mfl-wheel", kernel_spec_manager=specs)
+    client = NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": str(cwd)}})
+    client.execute(env=env)
+    return nb.cells[-1].outputs[0]["text"].strip()
+
+
 @pytest.fixture(scope="session")
-def wheel_kernel(tmp_path_factory, kernel_dist, venv_tools):
-    """A Jupyter kernelspec for a clean venv; pip there installs only from the built wheel."""
+def wheel_kernel(tmp_path_factory, kernel_dist, venv_tools, built):
+    """A Jupyter kernelspec for a clean venv in which the notebooks' first cells,
+    ``%pip install``, have run: pip there installs only from the built wheel.
+
+    Every notebook starts with one of two such cells (the common-mistakes pages
+    install pytest too), and pip takes three to four seconds even when it has
+    nothing to do, so each distinct cell runs here, once, in a kernel of its
+    own; each notebook then runs from its second cell."""
     clean_venv, clean_environ = venv_tools
     root = tmp_path_factory.mktemp("notebook-kernel")
     python = clean_venv(root / "venv")
@@ -360,22 +382,24 @@ def wheel_kernel(tmp_path_factory, kernel_dist, venv_tools):
     )
     _, wheel = kernel_dist
     env = clean_environ(PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheel.parent))
-    return root, env
+    installs = sorted(
+        {
+            nbformat.read(_notebook_path(built, p), as_version=4).cells[0].source
+            for p in WITH_EXAMPLES
+        }
+    )
+    cells = [nbformat.v4.new_code_cell(source) for source in installs]
+    where = _execute(nbformat.v4.new_notebook(cells=cells), root, env, root)
+    assert Path(where).is_relative_to(root / "venv" / "lib"), f"llmmath came from {where}"
+    return root, env, installs
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("page", WITH_EXAMPLES, ids=ids)
 def test_the_notebook_runs_against_the_wheel(page, built, wheel_kernel, tmp_path):
-    from jupyter_client.kernelspec import KernelSpecManager
-    from jupyter_client.manager import AsyncKernelManager
-    from nbclient import NotebookClient
-
-    root, env = wheel_kernel
+    root, env, installs = wheel_kernel
     nb = nbformat.read(_notebook_path(built, page), as_version=4)
-    nb.cells.append(nbformat.v4.new_code_cell("import llmmath\nprint(llmmath.__file__)"))
-    specs = KernelSpecManager(kernel_dirs=[str(root / "kernels")])
-    km = AsyncKernelManager(kernel_name="mfl-wheel", kernel_spec_manager=specs)
-    client = NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": str(tmp_path)}})
-    client.execute(env=env)
-    where = Path(nb.cells[-1].outputs[0]["text"].strip())
-    assert where.is_relative_to(root / "venv" / "lib"), f"llmmath came from {where}"
+    assert nb.cells[0].source in installs, "the first cell is not an install cell that ran"
+    nb.cells = nb.cells[1:]
+    where = _execute(nb, root, env, tmp_path)
+    assert Path(where).is_relative_to(root / "venv" / "lib"), f"llmmath came from {where}"
