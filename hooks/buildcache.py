@@ -171,6 +171,17 @@ class Memo:
             self.used[key] = self.stored[key] if key in self.stored else produce()
         return self.used[key]
 
+    def find(self, key: str) -> str | None:
+        """The stored text for ``key`` (used by this build), or None: then ``put`` it."""
+        if self.active and key not in self.used and key in self.stored:
+            self.used[key] = self.stored[key]
+        return self.used.get(key)
+
+    def put(self, key: str, text: str) -> None:
+        """Keep ``text`` for ``key``: ``get`` for a result made elsewhere."""
+        if self.active:
+            self.used[key] = text
+
     def keep(self, key: str) -> None:
         """Count ``key`` as used by this build without asking for it (a stored page used it)."""
         if self.active and key in self.stored:

@@ -65,9 +65,13 @@ def cached_highlight(code, lexer, formatter, outfile=None):
     return buildcache.memo("highlight").get(key, lambda: pygments.highlight(code, lexer, formatter))
 
 
-# The highlight keys of the page being rendered: a page restored from the page
-# cache (below) is not highlighted again, and its entries must stay in the memo.
+# The highlight and signature keys of the page being rendered: a page restored
+# from the page cache (below) is not highlighted again, and its entries must
+# stay in the memos.
 _HIGHLIGHTED: list[str] = []
+_SIGNED: list[str] = []
+# ruff also reads the project's own configuration (stdin-filename file.py, here).
+RUFF_CONFIG = [ROOT / "pyproject.toml", ROOT / "ruff.toml"]
 
 
 def _cache_signature_formatting() -> None:
@@ -79,8 +83,7 @@ def _cache_signature_formatting() -> None:
     original = getattr(rendering, "_get_formatter", None)
     if original is None or getattr(original, "memoised", False):
         return
-    # ruff also reads the project's own configuration (stdin-filename file.py, here).
-    config = [p.read_bytes() for p in (ROOT / "pyproject.toml", ROOT / "ruff.toml") if p.exists()]
+    config = [p.read_bytes() for p in RUFF_CONFIG if p.exists()]
 
     @functools.cache
     def get_formatter():
@@ -88,6 +91,7 @@ def _cache_signature_formatting() -> None:
 
         def formatter(code: str, line_length: int) -> str:
             key = buildcache.digest([*config, str(line_length), code])
+            _SIGNED.append(key)
             return buildcache.memo("signatures").get(key, lambda: format_code(code, line_length))
 
         return formatter
@@ -109,9 +113,15 @@ def _cache_templates(env: Environment, name: str) -> None:
 # Rendered pages
 
 # A page whose Markdown holds a mkdocstrings block (``::: llmmath.x``) renders
-# from the kernel's source, which its Markdown does not show: always rendered.
+# from the kernel's source, which its Markdown does not show, with signatures
+# laid out by ruff under the project's settings: its key adds both
+# (``_API_INPUTS``). mkdocstrings also registers each documented object in its
+# inventory (``objects.inv``) as it renders; that is recorded and replayed on
+# a hit, as autorefs' anchors are. Without the mkdocstrings plugin to record
+# it, such a page is rendered every build.
 API_BLOCK = re.compile(r"^:::", re.M)
 _PAGE_INPUTS = ""  # this build's digest of what every page's HTML depends on (on_files)
+_API_INPUTS = ""  # and of what an API page's HTML depends on besides (on_files)
 
 
 def _toc_tokens(items) -> list[dict]:
@@ -135,27 +145,38 @@ def _build_logger() -> logging.Logger:
     return logger
 
 
-def _render_recorded(page, render, config, files, autorefs) -> tuple[dict, int]:
+def _render_recorded(page, render, config, files, autorefs, inventory) -> tuple[dict, int]:
     """Render ``page``; return what the page cache stores, and the warnings logged."""
     anchors: list[list] = []  # what autorefs' scanners register while the page renders
     register = autorefs.register_anchor if autorefs else None
+    objects: list[list] = []  # what mkdocstrings adds to its inventory meanwhile
+    add_object = inventory.register if inventory is not None else None
 
     def recording(page_, identifier, anchor=None, *, title=None, primary=True):
         anchors.append([identifier, anchor, title, primary])
         return register(page_, identifier, anchor, title=title, primary=primary)
 
+    def recording_object(*args, **kwargs):
+        objects.append([args, kwargs])
+        return add_object(*args, **kwargs)
+
     warned = buildcache.WarningCount()
     _HIGHLIGHTED.clear()
+    _SIGNED.clear()
     logger = _build_logger()
     logger.addHandler(warned)
     if autorefs:
         autorefs.register_anchor = recording
+    if inventory is not None:
+        inventory.register = recording_object
     try:
         render(config, files)
     finally:
         logger.removeHandler(warned)
         if autorefs:
             del autorefs.register_anchor  # the class's method again
+        if inventory is not None:
+            del inventory.register
     links = getattr(page, "links_to_anchors", None)
     result = {
         "content": page.content,
@@ -167,11 +188,13 @@ def _render_recorded(page, render, config, files, autorefs) -> tuple[dict, int]:
         else {f.src_uri: anchors_ for f, anchors_ in links.items()},
         "autorefs": anchors,
         "highlights": sorted(set(_HIGHLIGHTED)),
+        "signatures": sorted(set(_SIGNED)),
+        "inventory": objects,
     }
     return result, warned.count
 
 
-def _restore(page, result: dict, files, autorefs) -> None:
+def _restore(page, result: dict, files, autorefs, inventory) -> None:
     """Set on ``page`` what its render set, and register what the render registered."""
     page.content = result["content"]
     page.toc = get_toc(result["toc"])
@@ -185,22 +208,38 @@ def _restore(page, result: dict, files, autorefs) -> None:
     highlights = buildcache.memo("highlight")
     for key in result["highlights"]:
         highlights.keep(key)
+    signatures = buildcache.memo("signatures")
+    for key in result["signatures"]:
+        signatures.keep(key)
     for identifier, anchor, title, primary in result["autorefs"]:
         autorefs.register_anchor(page, identifier, anchor, title=title, primary=primary)
+    for args, kwargs in result["inventory"]:
+        inventory.register(*args, **kwargs)
+
+
+def _inventory(config):
+    """mkdocstrings' inventory of documented objects, or None without the plugin."""
+    plugin = config.plugins.get("mkdocstrings")
+    return plugin.handlers.inventory if plugin is not None else None
 
 
 def _render_cached(page, render, config, files) -> None:
     """``page.render(config, files)``, or its stored result for the same inputs."""
+    inputs = [_PAGE_INPUTS, page.file.src_uri, page.url, page.markdown]
+    inventory = None
     if API_BLOCK.search(page.markdown):
-        return render(config, files)
+        inventory = _inventory(config)
+        if inventory is None:
+            return render(config, files)
+        inputs.append(_API_INPUTS)
     pages = buildcache.memo("pages")
-    key = buildcache.digest([_PAGE_INPUTS, page.file.src_uri, page.url, page.markdown])
+    key = buildcache.digest(inputs)
     autorefs = config.plugins.get("autorefs")
     rendered, warnings = False, 0
 
     def produce() -> str:
         nonlocal rendered, warnings
-        result, warnings = _render_recorded(page, render, config, files, autorefs)
+        result, warnings = _render_recorded(page, render, config, files, autorefs, inventory)
         rendered = True
         return json.dumps(result, sort_keys=True)
 
@@ -208,12 +247,12 @@ def _render_cached(page, render, config, files) -> None:
     if warnings:  # a page that warns is rendered (and warns) every build
         pages.forget(key)
     if not rendered:
-        _restore(page, json.loads(stored), files, autorefs)
+        _restore(page, json.loads(stored), files, autorefs, inventory)
     return None
 
 
 def on_files(files, config):
-    global _PAGE_INPUTS
+    global _PAGE_INPUTS, _API_INPUTS
     # What any page's HTML depends on besides its own Markdown, address and the
     # installed packages (the memo's own key): mkdocs.yml (the Markdown
     # extensions, their options, link validation), the extensions that plugins
@@ -233,6 +272,9 @@ def on_files(files, config):
             buildcache.site_files(files),
             *((ROOT / name).read_bytes() for name in snippets),
         ]
+    )
+    _API_INPUTS = buildcache.digest(
+        [buildcache.kernel_digest(), *(p.read_bytes() for p in RUFF_CONFIG if p.exists())]
     )
     return files
 

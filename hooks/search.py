@@ -37,13 +37,23 @@ page back, so the rendered page is untouched. Two changes:
   order of results is then settled in the browser
   (``docs/javascripts/lazy-search.js``): a section or page whose title names
   the term comes first.
+
+The entries a page adds to the index are kept between builds
+(``buildcache.memo("search")``), keyed by all they are made from: the page's
+content, address, title, table of contents and ``search``/``tags``/``title``
+metadata, and this hook's code (the plugin's version is the memo's own key).
+On a hit the plugin is handed the stored entries instead of parsing the page
+again (parsing was a third of a warm build).
 """
 
 from __future__ import annotations
 
 import html
+import json
 import re
+from pathlib import Path
 
+import buildcache
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import CombinedEvent, event_priority
 
@@ -71,6 +81,7 @@ VOID = {
 }
 
 _SWAPPED: dict[int, tuple[str, str]] = {}  # id(page) -> (original content, plain version)
+SOURCE = Path(__file__).read_bytes()
 
 
 def _plain_block(match: re.Match) -> str:
@@ -301,9 +312,77 @@ def search_text(content: str) -> str:
     return name_abbreviations(plain_math(plain_code(drop_excluded(content))))
 
 
+def _toc_key(items) -> list:
+    return [[i.id, i.url, _toc_key(i.children)] for i in items]
+
+
+def _index_key(page) -> str:
+    meta = {name: page.meta.get(name) for name in ("search", "tags", "title")}
+    return buildcache.digest(
+        [
+            SOURCE,
+            page.content,
+            page.url,
+            str(page.title),
+            json.dumps(meta, sort_keys=True, default=str),
+            json.dumps(_toc_key(page.toc)),
+        ]
+    )
+
+
+# id(page) -> its stored index entries, or the key to store them under once
+# the plugin has made them (set just before the plugin indexes the page).
+_STORED: dict[int, list] = {}
+_MAKING: dict[int, str] = {}
+_CACHING: list[bool] = [False]  # whether on_config wrapped this build's index
+
+
+def _search_plugin(config):
+    plugin = config.plugins.get("material/search") or config.plugins.get("search")
+    return plugin if plugin is not None and hasattr(plugin, "search_index") else None
+
+
+@event_priority(-50)  # after the search plugin's on_config has made its index
+def on_config(config):
+    _STORED.clear()
+    _MAKING.clear()
+    plugin = _search_plugin(config)
+    _CACHING[0] = plugin is not None and plugin.config.enabled and buildcache.enabled()
+    if not _CACHING[0]:
+        return config
+    index = plugin.search_index
+    add_entry = index.add_entry_from_context
+    memo = buildcache.memo("search")
+
+    def add_entry_from_context(page):
+        stored = _STORED.pop(id(page), None)
+        if stored is not None:
+            index.entries.extend(stored)
+            return
+        start = len(index.entries)
+        add_entry(page)
+        key = _MAKING.pop(id(page), None)
+        if key is not None:
+            memo.put(key, json.dumps(index.entries[start:], default=str))
+
+    index.add_entry_from_context = add_entry_from_context
+    return config
+
+
 @event_priority(100)  # before the search plugin (priority 0) reads page.content
 def _swap_in_plain_code(context, page, config, nav):
     if page.content:
+        if _CACHING[0]:
+            key = _index_key(page)
+            stored = buildcache.memo("search").find(key)
+            if stored is not None:
+                # The plugin only strips data-search-* attributes from this
+                # stand-in; the page keeps its content (restored below).
+                _STORED[id(page)] = json.loads(stored)
+                _SWAPPED[id(page)] = (page.content, "")
+                page.content = ""
+                return context
+            _MAKING[id(page)] = key
         plain = search_text(page.content)
         _SWAPPED[id(page)] = (page.content, plain)
         page.content = plain
