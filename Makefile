@@ -130,10 +130,10 @@ PORTABLE_CORES := $(if $(filter x86_64 amd64,$(shell uname -m)),Prescott Sandybr
 NPY_DISPATCHED = $(shell $(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d, __cpu_features__ as f; print(' '.join(x for x in d if f.get(x)))")
 test-portability: install
 	env -u OPENBLAS_NUM_THREADS OPENBLAS_CORETYPE=$(word 1,$(PORTABLE_CORES)) \
-		$(BIN)/pytest -q -p no:cacheprovider --doctest-modules src docs
+		$(BIN)/pytest -q -p no:cacheprovider $(XDIST) --doctest-modules src docs
 	OPENBLAS_NUM_THREADS=1 OPENBLAS_CORETYPE=$(word 2,$(PORTABLE_CORES)) \
 		NPY_DISABLE_CPU_FEATURES="$(NPY_DISPATCHED)" \
-		$(BIN)/pytest -q -p no:cacheprovider --doctest-modules src docs
+		$(BIN)/pytest -q -p no:cacheprovider $(XDIST) --doctest-modules src docs
 
 bench: install
 	$(BIN)/python bench/kernel.py
