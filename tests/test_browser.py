@@ -720,6 +720,11 @@ def test_first_visit_fetches_what_the_weight_budget_counts(browser, base_url, si
 REFERENCE_MODULES = sorted(p.stem for p in (DOCS / "reference").glob("*.md") if p.stem != "index")
 
 
+CONSOLE_PROMPTS = """() => [...document.querySelectorAll('.doc-function')].map(f => [
+  f.querySelector('.doc-heading').id,
+  [...f.querySelectorAll('.doc-contents .highlight .gp')].filter(p => p.textContent.includes('>>>')).length])"""
+
+
 def test_api_reference_examples_are_highlighted_console_blocks(tab):
     """Each documented function shows its doctest as a Python console block, not as
     Markdown quotes (``>>>`` once rendered as three nested blockquotes)."""
@@ -728,14 +733,11 @@ def test_api_reference_examples_are_highlighted_console_blocks(tab):
     for module in REFERENCE_MODULES:
         open_page(tab, f"reference/{module}/")
         assert tab.locator(".doc-contents blockquote").count() == 0, f"{module}: blockquotes"
-        functions = tab.locator(".doc-function")
-        assert functions.count() >= 3, module
-        for i in range(functions.count()):
-            function = functions.nth(i)
-            name = function.locator(".doc-heading").first.get_attribute("id")
-            prompts = function.locator(".doc-contents .highlight .gp").filter(has_text=">>>")
-            assert prompts.count() >= 1, f"{name}: no highlighted console example"
-            examples += prompts.count()
+        prompts = tab.evaluate(CONSOLE_PROMPTS)  # [heading id, count] per function, one call
+        assert len(prompts) >= 3, module
+        for name, count in prompts:
+            assert count >= 1, f"{name}: no highlighted console example"
+            examples += count
         # the call and its printed result are separate lines of one block
         if module == "similarity":
             block = tab.locator("[id='llmmath.similarity.dot'] ~ .doc-contents .highlight").filter(
