@@ -77,13 +77,22 @@ def render_bibliography(path: Path = BIB) -> str:
     )
 
 
+# This build's formatted entries: a source cited on many pages is formatted
+# once, also when the memo is off (a clean build).
+_FORMATTED: dict[str, str] = {}
+
+
 def _cached(what: str, produce) -> str:
-    return buildcache.memo("bibliography").get(buildcache.digest([_BIB_DIGEST, what]), produce)
+    if what not in _FORMATTED:
+        key = buildcache.digest([_BIB_DIGEST, what])
+        _FORMATTED[what] = buildcache.memo("bibliography").get(key, produce)
+    return _FORMATTED[what]
 
 
 @event_priority(-10)  # after mkdocs-bibtex's on_config has made its registry
 def on_config(config):
     global _BIB_DIGEST
+    _FORMATTED.clear()
     plugin = config.plugins["bibtex"]
     configured = Path(config.config_file_path).parent / (plugin.config.bib_file or "")
     if not configured.is_file() or not configured.samefile(BIB):

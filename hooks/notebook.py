@@ -39,6 +39,7 @@ The colors of code cells and prompts are set in ``docs/stylesheets/extra.css``
 from __future__ import annotations
 
 import base64
+import functools
 import io
 import json
 import logging
@@ -54,6 +55,7 @@ import soupsieve
 import tinycss2
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
+from mkdocs.plugins import event_priority
 from PIL import Image
 
 log = logging.getLogger("mkdocs.hooks.notebook")
@@ -382,6 +384,13 @@ def _used_vars(kept) -> set[str]:
     return used
 
 
+@functools.lru_cache(maxsize=1)
+def _parsed(css: str) -> list:
+    """The stylesheet's rules: parsed once for all notebook pages, whose
+    inlined stylesheet is the same (a second of each page's pruning)."""
+    return tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+
+
 def prune_css(css: str, page_html: str, matcher: _Matcher | None = None) -> str:
     """The rules of ``css`` that apply to ``page_html``, minified.
 
@@ -395,7 +404,7 @@ def prune_css(css: str, page_html: str, matcher: _Matcher | None = None) -> str:
     otherwise keeps its rule.
     """
     matcher = matcher or _Matcher(page_html)
-    rules = tinycss2.parse_stylesheet(css, skip_comments=True, skip_whitespace=True)
+    rules = _parsed(css)
     kept = _prune_rules(rules, matcher)
     keyframes_used = set(re.findall(r"animation(?:-name)?\s*:\s*([^;}]+)", _render(kept, None)))
     names = {w for value in keyframes_used for w in re.findall(r"[\w-]+", value)}
@@ -412,22 +421,8 @@ def prune_css(css: str, page_html: str, matcher: _Matcher | None = None) -> str:
 STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
 
 
-def prune_page_styles(output: str, where: str) -> str:
-    """Replace the page's inline ``<style>`` blocks by one pruned block.
-
-    Cached by the hash of the page and of this hook (``buildcache.cached``
-    adds the installed packages): pruning is a third of a build, and a warm
-    build gives it the same page.
-    """
-    key = buildcache.digest([output, HOOK_SOURCE])
-    slug = re.sub(r"\W+", "-", where)
-    pruned = buildcache.cached(
-        "notebook-css", slug, key, "html", lambda: _prune_page_styles(output, where).encode()
-    )
-    return pruned.decode()
-
-
 def _prune_page_styles(output: str, where: str) -> str:
+    """Replace the page's inline ``<style>`` blocks by one pruned block."""
     blocks = list(STYLE.finditer(output))
     if not blocks:
         return output
@@ -472,7 +467,9 @@ def on_config(config):
 # Executing a notebook starts a Jupyter kernel and runs every cell: seconds of
 # a cold build that no page waits on until the notebook's own page. So
 # ``on_files`` starts each notebook missing from mkdocs-jupyter's cache in a
-# worker process (``hooks/pool.py``), and ``on_pre_page`` stores the result
+# worker process (``hooks/pool.py``), before the figures are queued (the
+# notebooks take longest, and the first one's page comes early), and
+# ``on_pre_page`` stores the result
 # where the plugin's render then finds it. The worker calls what the plugin's
 # render calls (``nb2html``, with the options it passes, and its table of
 # contents), and the entry is written under the plugin's own cache key, so the
@@ -493,6 +490,7 @@ _EXECUTING: dict[str, tuple[Path, Future]] = {}  # src_uri -> (cache entry, work
 _CLEAN_CACHE: list[str] = []  # the temporary cache folders of clean builds
 
 
+@event_priority(10)  # before hooks/figures.py queues the figures
 def on_files(files, config):
     _EXECUTING.clear()
     plugin = config.plugins.get("mkdocs-jupyter")
@@ -502,8 +500,10 @@ def on_files(files, config):
 
     options = {name: plugin.config[name] for name in NB2HTML_OPTIONS}
     options["execute"] = plugin.config["execute"]
-    for file in files.documentation_pages():
-        if not plugin.should_include(file):
+    # Before mkdocs-jupyter's own on_files makes the notebooks pages: every
+    # included file it would take.
+    for file in files:
+        if not file.inclusion.is_included() or not plugin.should_include(file):
             continue
         key = _compute_cache_key(file.abs_src_path, plugin.config, options["execute"])
         entry = _get_cache_path(plugin.config["cache_dir"], key)
@@ -525,11 +525,6 @@ def on_pre_page(page, config, files):
         entry.parent.mkdir(parents=True, exist_ok=True)
         entry.write_text(json.dumps(result), encoding="utf-8")
     return page
-
-
-def on_post_build(config):
-    while _CLEAN_CACHE:
-        shutil.rmtree(_CLEAN_CACHE.pop(), ignore_errors=True)
 
 
 NOTEBOOK_SEARCH_BOOST = 0.5
@@ -561,7 +556,46 @@ def on_page_content(html: str, page, config, files) -> str:
     return wrap_math(html)
 
 
+# Pruning a notebook page's stylesheet takes seconds, so the result is cached
+# by the hash of the page and of this hook (``buildcache.store`` adds the
+# installed packages): a warm build gives it the same page. And the page is
+# written near the end of a build, when the worker processes of hooks/pool.py
+# have drawn every figure and sit idle. So a page missing from the cache is
+# written as it is, pruned in a worker while the other pages are written, and
+# written again, pruned, in ``on_post_build``. This hook's ``on_post_page``
+# runs after every other, so the page it prunes is the one MkDocs writes.
+_PRUNING: list[tuple[str, str, str, str, int, Future]] = []  # where, dest, slug, key, size, job
+
+
+def on_pre_build(config):
+    _PRUNING.clear()
+
+
+@event_priority(-100)  # the last change to a page before MkDocs writes it
 def on_post_page(output: str, page, config) -> str:
     if not is_notebook(page):
         return output
-    return prune_page_styles(output, page.file.src_uri)
+    where = page.file.src_uri
+    key = buildcache.digest([output, HOOK_SOURCE])
+    slug = re.sub(r"\W+", "-", where)
+    pruned = buildcache.lookup("notebook-css", slug, key, "html")
+    if pruned is not None:
+        return pruned.decode()
+    job = pool.submit(pool.prune_notebook_styles, output, where)
+    _PRUNING.append((where, page.file.abs_dest_path, slug, key, len(output), job))
+    return output
+
+
+@event_priority(50)  # before hooks/caches.py ends the worker processes
+def on_post_build(config):
+    for where, dest, slug, key, size, job in _PRUNING:
+        try:
+            pruned = job.result()
+        except Exception as exc:
+            raise PluginError(f"{where}: pruning the notebook's styles failed: {exc!r}") from exc
+        buildcache.store("notebook-css", slug, key, "html", pruned.encode())
+        Path(dest).write_bytes(pruned.encode("utf-8", errors="xmlcharrefreplace"))  # as MkDocs
+        log.info("%s: inlined CSS pruned, page %d -> %d bytes", where, size, len(pruned))
+    _PRUNING.clear()
+    while _CLEAN_CACHE:
+        shutil.rmtree(_CLEAN_CACHE.pop(), ignore_errors=True)

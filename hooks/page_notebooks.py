@@ -314,6 +314,8 @@ def _is_builtin_exception(name: str) -> bool:
 
 def imported_modules(code: str) -> set[str]:
     """Top-level module names that ``code`` (a page example) imports."""
+    if "import" not in code:  # most examples: no need to parse them
+        return set()
     try:
         tree = ast.parse(code_cell_source(code))
     except SyntaxError:  # the page's own tests report it
