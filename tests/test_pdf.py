@@ -1,7 +1,7 @@
 """The PDFs of ``make pdf`` (tools/pdf.py), printed from the built site.
 
-Printing the three lessons and the course takes several minutes (about four
-a lesson on a loaded two-core machine), so only ``make test-pdf`` (which sets
+Printing the course (the lessons' PDFs take their pages from it) takes a few
+minutes on a loaded two-core machine, so only ``make test-pdf`` (which sets
 ``MFL_PDF=1``) prints them, into a temporary folder, once per session. The
 tests run once per lesson (``LESSONS``, the nav's lessons in course order) and
 check: every page of a lesson is in its PDF, in nav order (its H1 as a

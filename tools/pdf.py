@@ -8,13 +8,17 @@ References), so the deploy publishes them with the site::
     .venv/bin/python tools/pdf.py [--site site] [--out site/pdf]
 
 ``site/`` is served on 127.0.0.1 to the loopback-only Chromium of
-``tools/screenshot.py``. A lesson prints as one document: its overview page
-with the other pages' articles appended, each from a new sheet, so fonts are
-embedded once and links between its pages stay inside the PDF. KaTeX typesets
-the math first, figures stay vectors, and ``docs/stylesheets/print.css`` sets
-the layout. pypdf adds a cover and a contents page, turns the headings into
-bookmarks and trims Chromium's verbose drawing. No date is written: the same
-site prints to the same files.
+``tools/screenshot.py``. The course prints as one document: the first
+lesson's overview page with the other pages' articles appended, each from a
+new sheet, so fonts are embedded once and links between its pages stay inside
+the PDF. KaTeX typesets the math first, figures stay vectors, and
+``docs/stylesheets/print.css`` sets the layout. Each lesson's PDF takes its
+pages from that print (a page starts a new sheet, so it lays out the same
+alone), its links to other lessons pointing at the published site instead.
+Chromium prints each document's footers (site, lesson, page number) on blank
+pages, and pypdf lays them over the pages, adds a cover and a contents page,
+turns the headings into bookmarks and trims Chromium's verbose drawing. No
+date is written: the same site prints to the same files.
 """
 
 from __future__ import annotations
@@ -28,11 +32,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import urlparse
+from urllib.parse import quote, urlparse
 
 import yaml
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, Fit, NameObject
+from pypdf.generic import ArrayObject, DictionaryObject, Fit, NameObject, TextStringObject
 from screenshot import CHROMIUM, SITE, launch, serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -168,8 +172,8 @@ def documents(config: dict) -> list[Document]:
     return docs
 
 
-def print_body(context, base: str, doc: Document, config: dict) -> tuple[PdfReader, list[str]]:
-    """The document's pages printed as one, page numbers in the footer; and its headings."""
+def print_body(context, base: str, doc: Document, config: dict) -> tuple[bytes, list[str]]:
+    """The document's pages printed as one, without footers; and its headings."""
     page = context.new_page()
     page.goto(base + doc.urls[0])
     page.wait_for_function(TYPESET)
@@ -177,17 +181,77 @@ def print_body(context, base: str, doc: Document, config: dict) -> tuple[PdfRead
         COMBINE, {"urls": ["/" + u for u in doc.urls], "site": config["site_url"]}
     )
     page.wait_for_function(TYPESET)
-    footer = " · ".join(filter(None, [config["site_name"], doc.title]))
     pdf = page.pdf(
         outline=True,  # bookmarks from the headings; Chromium needs `tagged` for them
         tagged=True,
+        format="A4",
+    )
+    page.close()
+    return pdf, texts
+
+
+def print_footers(context, doc: Document, config: dict, count: int) -> PdfReader:
+    """``count`` blank pages with the document's footers, as Chromium prints them
+    under the print stylesheet's page margins."""
+    footer = " · ".join(filter(None, [config["site_name"], doc.title]))
+    page = context.new_page()
+    blank = '<div style="break-after: page; height: 1px"></div>'
+    page.set_content(f"<!doctype html><meta charset=utf-8>{STYLE}{blank * count}")
+    pdf = page.pdf(
         format="A4",
         display_header_footer=True,
         header_template="<span></span>",
         footer_template=FOOTER.format(html.escape(footer)),
     )
     page.close()
-    return PdfReader(io.BytesIO(pdf)), texts
+    reader = PdfReader(io.BytesIO(pdf))
+    if len(reader.pages) != count:
+        raise RuntimeError(f"{doc.file}: {len(reader.pages)} footers for {count} pages")
+    return reader
+
+
+def lay_footers(writer: PdfWriter, pages, footers: PdfReader) -> None:
+    """Draw each footer page over its page, as Chromium draws its own footers: after
+    the page's drawing, under the same first transform. Its resources get new names."""
+    for page, footer in zip(pages, footers.pages, strict=True):
+        first, data = footer.get_contents().get_data().split(b"\n", 1)
+        contents = page.get_contents()
+        body = contents.get_data()
+        if not body.startswith(first + b"\n"):
+            raise RuntimeError(f"the footer's transform {first!r} is not the page's")
+        resources = page["/Resources"]
+        names = set()
+        for kind, entries in footer["/Resources"].items():
+            if isinstance(entries.get_object(), DictionaryObject):
+                mine = resources.setdefault(NameObject(kind), DictionaryObject()).get_object()
+                for name, value in entries.get_object().items():
+                    mine[NameObject("/Footer" + name[1:])] = value.clone(writer)
+                    names.add(name[1:].encode())
+        data = re.sub(rb"/(%s)\b" % b"|".join(names), rb"/Footer\1", data)
+        contents.set_data(body + data)
+        page.replace_contents(contents)
+
+
+COURSE_LINK = re.compile(r"/p(\d+)-(.*)")  # a link's target in the course: page k, its anchor
+
+
+def site_links(reader: PdfReader, pages: range, own: range, urls: list[str], site: str) -> None:
+    """Links to course pages outside ``own`` (page indices into ``urls``) point at the
+    published site, as they do when a lesson is printed alone."""
+    for i in pages:
+        for annot in reader.pages[i].get("/Annots", []):
+            annot = annot.get_object()
+            target = COURSE_LINK.fullmatch(str(annot.get("/Dest", "")))
+            if target and int(target[1]) not in own:
+                anchor = "" if target[2] == "top" else "#" + quote(target[2], safe="")
+                del annot["/Dest"]
+                annot[NameObject("/A")] = DictionaryObject(
+                    {
+                        NameObject("/Type"): NameObject("/Action"),
+                        NameObject("/S"): NameObject("/URI"),
+                        NameObject("/URI"): TextStringObject(site + urls[int(target[1])] + anchor),
+                    }
+                )
 
 
 def headings(reader: PdfReader, texts: list[str]) -> list[tuple[int, str, int, Fit]]:
@@ -246,9 +310,12 @@ def contents(entries: list[tuple[int, str, int]]) -> str:
     return f"<h1>Contents</h1><ol>{items}</ol>"
 
 
-def assemble(context, doc: Document, body: PdfReader, texts: list[str], config: dict) -> PdfWriter:
-    """Cover, contents and body, with bookmarks and page labels that match the footers."""
-    found = headings(body, texts)
+def assemble(
+    context, doc: Document, body: PdfReader, pages: range, found: list, config: dict
+) -> PdfWriter:
+    """Cover, contents and ``body``'s ``pages``, with bookmarks (``found``: the headings
+    on those pages, as ``headings()`` gives them, indices from ``pages.start``) and page
+    labels that match the footers."""
     starts = [i for i, heading in enumerate(found) if heading[0] == 0]  # each page's H1
     if len(starts) != len(doc.urls):
         raise RuntimeError(f"{doc.file}: {len(starts)} H1 bookmarks for {len(doc.urls)} pages")
@@ -268,8 +335,9 @@ def assemble(context, doc: Document, body: PdfReader, texts: list[str], config: 
     front = [render(context, cover(doc, config)), render(context, contents(entries))]
 
     writer = PdfWriter()
-    for reader in [*front, body]:
+    for reader in front:
         writer.append(reader, import_outline=False)
+    writer.append(body, pages=(pages.start, pages.stop), import_outline=False)
     skip = sum(len(reader.pages) for reader in front)
     writer.set_page_label(0, skip - 1, style="/r")
     writer.set_page_label(skip, len(writer.pages) - 1, style="/D", start=1)
@@ -439,10 +507,27 @@ def build(site: Path = SITE, out: Path | None = None, browser=None, log=print) -
         context = browser.new_context()
         context.route("**/*", route)
         try:
-            for doc in documents(config):
+            *_, course = docs = documents(config)
+            started = time.perf_counter()
+            printed, texts = print_body(context, base, course, config)
+            found = headings(PdfReader(io.BytesIO(printed)), texts)
+            starts = [i for i, heading in enumerate(found) if heading[0] == 0]  # each page's H1
+            if len(starts) != len(course.urls):
+                raise RuntimeError(f"{len(starts)} H1 bookmarks for {len(course.urls)} pages")
+            log(f"printed the course in {time.perf_counter() - started:.0f} s")
+            for doc in docs:
                 started = time.perf_counter()
-                body, texts = print_body(context, base, doc, config)
-                writer = assemble(context, doc, body, texts, config)
+                first = course.urls.index(doc.urls[0])
+                own = range(first, first + len(doc.urls))  # its pages' indices in the course
+                heads = found[starts[first] : [*starts, len(found)][own.stop]]
+                body = PdfReader(io.BytesIO(printed))  # its own, as links and footers change
+                last = len(body.pages) if own.stop == len(starts) else found[starts[own.stop]][2]
+                pages = range(heads[0][2], last)
+                site_links(body, pages, own, course.urls, config["site_url"])
+                footers = print_footers(context, doc, config, len(pages))
+                heads = [(level, text, at - pages.start, where) for level, text, at, where in heads]
+                writer = assemble(context, doc, body, pages, heads, config)
+                lay_footers(writer, writer.pages[-len(pages) :], footers)
                 trim(writer)
                 path = out / doc.file
                 with path.open("wb") as f:
