@@ -26,7 +26,6 @@ import re
 from pathlib import Path
 
 import buildcache
-import latexcodec  # noqa: F401  (registers the "ulatex" codec that the labels decode with)
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
 from mkdocs_bibtex.registry import SimpleRegistry
@@ -45,6 +44,7 @@ _BIB_DIGEST = ""
 
 def citation_labels(bib: Path = BIB) -> dict[str, str]:
     """``key -> "Vaswani et al. 2017"`` for every entry of ``references.bib``."""
+    import latexcodec  # noqa: F401  (registers the "ulatex" codec the labels decode with)
 
     def plain(name: str) -> str:
         return codecs.decode(name, "ulatex").replace("{", "").replace("}", "")

@@ -56,7 +56,6 @@ import tinycss2
 from bs4 import BeautifulSoup
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
-from PIL import Image
 
 log = logging.getLogger("mkdocs.hooks.notebook")
 HOOK_SOURCE = Path(__file__).read_bytes()  # part of every cache key: its output depends on it
@@ -120,6 +119,8 @@ def alt_texts(notebook: Path) -> dict[str, list[str]]:
 
 def smaller_png(data: bytes) -> bytes:
     """The PNG with a 256-color palette if it is opaque and that is smaller."""
+    from PIL import Image  # only on a cache miss: a tenth of a second to import
+
     image = Image.open(io.BytesIO(data))
     if image.mode not in ("RGB", "RGBA", "P", "L"):
         return data
@@ -138,6 +139,8 @@ def smaller_image(data: bytes) -> tuple[str, bytes]:
     """(MIME type, bytes) of the smallest of: the PNG as drawn, its palette PNG,
     and that palette PNG's pixels as lossless WebP (Chromium, Firefox and Safari
     show it; the notebook page has a first-visit weight budget)."""
+    from PIL import Image
+
     png = smaller_png(data)
     image = Image.open(io.BytesIO(png))
     if image.mode != "P":  # kept as drawn

@@ -660,10 +660,16 @@ def on_post_build(config) -> None:
     site = Path(config["site_dir"])
     # beside the page: <lesson>/theory/theory.ipynb, or <lesson>/theory.ipynb offline
     for copy in sorted({*site.glob("*/theory/theory.ipynb"), *site.glob("*/theory.ipynb")}):
-        copy.write_text(
-            with_install_cell(copy.read_text(encoding="utf-8"), name, version, str(copy)),
-            encoding="utf-8",
-        )
+        text = copy.read_text(encoding="utf-8")
+
+        def made(text=text, copy=copy) -> bytes:
+            return with_install_cell(text, name, version, str(copy)).encode("utf-8")
+
+        # Kept between builds: loading and dumping each notebook's JSON took a
+        # tenth of a second.
+        key = buildcache.digest([text, HOOK_SOURCE, name, version])
+        lesson = copy.relative_to(site).parts[0]
+        copy.write_bytes(buildcache.cached("theory-notebooks", lesson, key, "ipynb", made))
 
 
 def on_files(files: Files, config) -> Files:
