@@ -9,7 +9,8 @@ bookmark and in the text); no TeX is left untypeset and KaTeX's fonts are
 embedded; every figure is drawn (an SVG figure is hundreds of curves, a page
 of text a few dozen) and the notebook's images are there; the reader's
 widgets, the skill-check answers and the code under the figures are not
-printed; each lesson PDF is within its budget. The course PDF holds every
+printed; its links to other course pages open the published site, the others
+jump inside it; each lesson PDF is within its budget. The course PDF holds every
 lesson in course order, then Notation and References: one bookmark per
 lesson with its pages' H1s under it, each landing on the page that starts
 with it. No request left 127.0.0.1 while printing. Without ``MFL_PDF`` only
@@ -198,6 +199,27 @@ def test_widgets_answers_and_figure_code_are_not_printed(lesson):
     assert "Review: " not in text, f"{name}: a skill-check answer is printed"
     code = [s for s in FIGURE_CODE.findall(text) if f"figures/{s}" in text]
     assert not code, f"{name}: figure code printed: {code}"
+
+
+def test_links_to_other_course_pages_open_the_site(pdf, lesson):
+    """The lesson's PDF comes from the course's print, where a link to another lesson,
+    Notation or References jumps inside the course: here it opens the published page,
+    and every other link jumps to a page of the lesson."""
+    config = pdf.read_config()
+    course = next(doc for doc in pdf.documents(config) if doc.title is None)
+    others = {config["site_url"] + url for url in course.urls if url not in lesson.doc.urls}
+    own = {page.indirect_reference.idnum for page in lesson.reader.pages}
+    opened, outside = 0, []
+    for number, page in enumerate(lesson.reader.pages, 1):
+        for annot in page.get("/Annots", []):
+            annot = annot.get_object()
+            dest = annot.get("/Dest")
+            if dest is None:
+                opened += annot["/A"]["/URI"].split("#")[0] in others
+            elif isinstance(dest, str) or dest[0].idnum not in own:
+                outside.append((number, dest))
+    assert not outside, f"{lesson.doc.file}: links that jump nowhere: {outside[:5]}"
+    assert opened, f"{lesson.doc.file}: no link opens another course page"
 
 
 def bookmarks(reader: PdfReader) -> list[tuple[str, int, list[tuple[str, int]]]]:
