@@ -580,7 +580,8 @@ def on_post_page(output: str, page, config) -> str:
         return output
     where = page.file.src_uri
     key = buildcache.digest([output, HOOK_SOURCE])
-    slug = re.sub(r"\W+", "-", where)
+    # One entry per configuration: the offline copy's page differs (its links).
+    slug = re.sub(r"\W+", "-", f"{buildcache.CONFIG}-{where}" if buildcache.CONFIG else where)
     pruned = buildcache.lookup("notebook-css", slug, key, "html")
     if pruned is not None:
         return pruned.decode()
