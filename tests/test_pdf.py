@@ -51,7 +51,7 @@ def pdf(load):
 @pytest.fixture(scope="session")
 def printed(pdf, site_dir, tmp_path_factory, request):
     if not os.environ.get("MFL_PDF"):
-        pytest.skip("printing the PDFs takes two minutes: `make test-pdf` runs these")
+        pytest.skip("printing the PDFs takes minutes: `make test-pdf` runs these")
     browser = request.getfixturevalue("browser")  # skips or fails without chromium
     out = tmp_path_factory.mktemp("pdf")
     run = pdf.build(site_dir, out, browser, log=lambda line: None)
