@@ -424,8 +424,24 @@ def prune_css(css: str, page_html: str, matcher: _Matcher | None = None) -> str:
 STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
 
 
+def prune_page_styles(output: str, where: str) -> str:
+    """Replace the page's inline ``<style>`` blocks by one pruned block.
+
+    Cached by the hash of the page and of this hook (``buildcache.cached``
+    adds the installed packages): pruning is a third of a build, and a warm
+    build gives it the same page. One entry per configuration: the offline
+    copy's page differs (its links).
+    """
+    key = buildcache.digest([output, HOOK_SOURCE])
+    name = f"{buildcache.CONFIG}-{where}" if buildcache.CONFIG else where
+    slug = re.sub(r"\W+", "-", name)
+    pruned = buildcache.cached(
+        "notebook-css", slug, key, "html", lambda: _prune_page_styles(output, where).encode()
+    )
+    return pruned.decode()
+
+
 def _prune_page_styles(output: str, where: str) -> str:
-    """Replace the page's inline ``<style>`` blocks by one pruned block."""
     blocks = list(STYLE.finditer(output))
     if not blocks:
         return output
@@ -559,47 +575,12 @@ def on_page_content(html: str, page, config, files) -> str:
     return wrap_math(html)
 
 
-# Pruning a notebook page's stylesheet takes seconds, so the result is cached
-# by the hash of the page and of this hook (``buildcache.store`` adds the
-# installed packages): a warm build gives it the same page. And the page is
-# written near the end of a build, when the worker processes of hooks/pool.py
-# have drawn every figure and sit idle. So a page missing from the cache is
-# written as it is, pruned in a worker while the other pages are written, and
-# written again, pruned, in ``on_post_build``. This hook's ``on_post_page``
-# runs after every other, so the page it prunes is the one MkDocs writes.
-_PRUNING: list[tuple[str, str, str, str, int, Future]] = []  # where, dest, slug, key, size, job
-
-
-def on_pre_build(config):
-    _PRUNING.clear()
-
-
-@event_priority(-100)  # the last change to a page before MkDocs writes it
 def on_post_page(output: str, page, config) -> str:
     if not is_notebook(page):
         return output
-    where = page.file.src_uri
-    key = buildcache.digest([output, HOOK_SOURCE])
-    # One entry per configuration: the offline copy's page differs (its links).
-    slug = re.sub(r"\W+", "-", f"{buildcache.CONFIG}-{where}" if buildcache.CONFIG else where)
-    pruned = buildcache.lookup("notebook-css", slug, key, "html")
-    if pruned is not None:
-        return pruned.decode()
-    job = pool.submit(pool.prune_notebook_styles, output, where)
-    _PRUNING.append((where, page.file.abs_dest_path, slug, key, len(output), job))
-    return output
+    return prune_page_styles(output, page.file.src_uri)
 
 
-@event_priority(50)  # before hooks/caches.py ends the worker processes
 def on_post_build(config):
-    for where, dest, slug, key, size, job in _PRUNING:
-        try:
-            pruned = job.result()
-        except Exception as exc:
-            raise PluginError(f"{where}: pruning the notebook's styles failed: {exc!r}") from exc
-        buildcache.store("notebook-css", slug, key, "html", pruned.encode())
-        Path(dest).write_bytes(pruned.encode("utf-8", errors="xmlcharrefreplace"))  # as MkDocs
-        log.info("%s: inlined CSS pruned, page %d -> %d bytes", where, size, len(pruned))
-    _PRUNING.clear()
     while _CLEAN_CACHE:
         shutil.rmtree(_CLEAN_CACHE.pop(), ignore_errors=True)

@@ -5,8 +5,7 @@ figures (``hooks/figures.py``, about ten seconds of matplotlib) and executing
 the theory notebooks (``hooks/notebook.py``, a Jupyter kernel each) depend on
 no page, so the hooks hand them to a pool of worker processes as soon as they
 know what is missing from the build cache, and collect the results where they
-are first needed. Pruning each notebook page's stylesheet goes there too, once
-the page is written. A warm build finds everything cached and starts no worker.
+are first needed. A warm build finds everything cached and starts no worker.
 
 The workers are spawned, not forked (``mkdocs serve`` runs threads, and a
 fork copies their locks), so what they run must be importable by name: the
@@ -18,7 +17,6 @@ its result is collected. ``shutdown`` ends the pool at the end of a build
 
 from __future__ import annotations
 
-import functools
 import io
 import multiprocessing
 import os
@@ -100,22 +98,6 @@ def _number_clip_ids(svg: bytes) -> bytes:
     for match in CLIP_ID.finditer(svg):
         ids.setdefault(match.group(), b"clip%d" % len(ids))
     return CLIP_ID.sub(lambda m: ids[m.group()], svg)
-
-
-@functools.cache
-def _notebook_hook():
-    import importlib.util
-
-    # By its path: a module named "notebook" may also be installed (Jupyter's).
-    spec = importlib.util.spec_from_file_location("mfl_notebook_hook", HERE / "notebook.py")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-def prune_notebook_styles(output: str, where: str) -> str:
-    """hooks/notebook.py's pruning of a notebook page's inline stylesheet."""
-    return _notebook_hook()._prune_page_styles(output, where)
 
 
 def notebook_html(path: str, options: dict[str, Any], toc_depth: int) -> dict[str, Any]:
