@@ -351,3 +351,47 @@ def test_some_pages_are_rendered_every_build(caches, markdown, warn, monkeypatch
         page = _Page(markdown, autorefs, warn=warn)
         _render_page(caches, page, autorefs)
         assert page.renders == 1
+
+
+class _Inventory:
+    def __init__(self):
+        self.registered = []
+
+    def register(self, *args, **kwargs):
+        self.registered.append((args, kwargs))
+
+
+class _ApiPage(_Page):
+    """An API page: its render adds the documented object to mkdocstrings' inventory."""
+
+    def __init__(self, autorefs, inventory):
+        super().__init__("::: llmmath.rope", autorefs)
+        self._inventory = inventory
+
+    def render(self, config, files):
+        super().render(config, files)
+        self._inventory.register("llmmath.rope.apply_rope", "py:function", uri="a/#x")
+
+
+def test_an_api_page_is_cached_with_its_inventory_and_rendered_again_after_a_kernel_edit(caches):
+    autorefs, inventory = _Autorefs(), _Inventory()
+    config = SimpleNamespace(
+        plugins={
+            "autorefs": autorefs,
+            "mkdocstrings": SimpleNamespace(handlers=SimpleNamespace(inventory=inventory)),
+        }
+    )
+    entry = (("llmmath.rope.apply_rope", "py:function"), {"uri": "a/#x"})
+    renders = []
+    for kernel in ("kernel", "kernel", "kernel, edited"):
+        buildcache._OPEN.clear()  # the next build
+        caches._PAGE_INPUTS, caches._API_INPUTS = "site", kernel
+        inventory.registered.clear()
+        page = _ApiPage(autorefs, inventory)
+        caches.on_pre_page(page, config, None)
+        page.render(config, None)
+        caches.on_post_build(None)
+        renders.append(page.renders)
+        assert inventory.registered == [entry]  # recorded on a render, replayed on a hit
+        assert page.content == "<h2 id='x'>::: llmmath.rope</h2>"
+    assert renders == [1, 0, 1]
