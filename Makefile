@@ -92,10 +92,10 @@ serve: install
 build: install
 	$(BIN)/properdocs build --strict -f mkdocs.yml
 
-# pytest-xdist: one worker per core; tests marked with one xdist_group share a
-# worker (tests/test_reproducible.py's two builds compare against one clean one).
-# `make test XDIST=` runs everything in one process.
-XDIST ?= -n auto --dist loadgroup
+# pytest-xdist: one worker per core; conftest.py says which tests share a worker
+# (a page's examples; the two reproducibility builds). `make test XDIST=` runs
+# everything in one process.
+XDIST ?= -n auto
 
 # Every test: the strict build first (browser tests read site/), the linters,
 # then the kernel's unit/property/error tests, its docstring examples, every

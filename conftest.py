@@ -1,8 +1,30 @@
-"""Root pytest configuration: stable numpy printing for every doctest."""
+"""Root pytest configuration: stable numpy printing for every doctest, and how
+pytest-xdist (`make test`: -n auto) shares the tests out among its workers."""
 
 import numpy as np
+import pytest
+
+# Each test goes to whichever worker is free, except two kinds that must run in
+# one worker, in order: a page's examples (docs/**/*.md), which share one
+# namespace, and the tests of a module listed here (tests/test_reproducible.py:
+# both compare against one clean build). Not xdist's own `--dist loadgroup`:
+# with pytest 9 it groups nothing (pytest-xdist 3.8 sets item._nodeid, which
+# pytest 9 no longer reads), and the pages' examples ran apart and failed.
+ONE_WORKER = {"tests/test_reproducible.py"}
 
 
 def pytest_configure(config):
     # numpy 2 prints scalars as np.float64(0.25); doctests show plain numbers.
     np.set_printoptions(legacy="1.25", precision=8, suppress=True)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: none without it
+def pytest_xdist_make_scheduler(config, log):
+    from xdist.scheduler import LoadScopeScheduling
+
+    class ByPage(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return path if path.endswith(".md") or path in ONE_WORKER else nodeid
+
+    return ByPage(config, log)

@@ -19,14 +19,12 @@ import re
 from collections.abc import Iterable
 
 import numpy as np
-import pytest
 from sybil import Document, Example, Region, Sybil
 from sybil.evaluators.doctest import (
     NUMBER,
     DocTest,
     OutputChecker,
 )
-from sybil.integration.pytest import SybilItem
 from sybil.parsers.markdown import ClearNamespaceParser, SkipParser
 from sybil.parsers.markdown.codeblock import (
     CodeBlockParser,
@@ -227,17 +225,6 @@ def make_sybil() -> Sybil:
 
 
 pytest_collect_file = make_sybil().pytest()
-
-
-@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
-def pytest_collection_modifyitems(items):
-    """A page's examples run in order in one namespace, so under pytest-xdist
-    (`make test`) they go to one worker together: one xdist_group per page."""
-    for item in items:
-        if isinstance(item, SybilItem):
-            item.add_marker(
-                pytest.mark.xdist_group(item.nodeid.split("::")[0])
-            )
 
 
 # Figure scripts are run by the build hook and by tests/test_figures.py, not

@@ -26,9 +26,6 @@ CACHE = ROOT / ".cache"
 DATED = {"sitemap.xml", "sitemap.xml.gz"}
 # Written into site/ by the browser tests (the README screenshot), not by the build.
 NOT_BUILT = {"assets/screenshot.png"}
-# Both tests compare against one clean build (``clean_site``), so under xdist
-# (`make test`) they run in the same worker, which builds it once.
-pytestmark = pytest.mark.xdist_group("clean-build")
 
 
 def _files(site: Path) -> dict[str, bytes]:
