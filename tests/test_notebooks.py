@@ -6,6 +6,7 @@ from pathlib import Path
 
 import nbformat
 import pytest
+from jupyter_client.manager import AsyncKernelManager
 from nbclient import NotebookClient
 
 DOCS = Path(__file__).resolve().parent.parent / "docs"
@@ -29,10 +30,13 @@ def test_stored_without_outputs(path):
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=ids)
-def test_executes(path):
+def test_executes(path, tmp_path):
     nb = nbformat.read(path, as_version=4)
+    # IPC sockets in the test's own folder, not TCP ports: two pytest-xdist
+    # workers starting kernels at once could pick the same free port
+    km = AsyncKernelManager(kernel_name="python3", transport="ipc", ip=str(tmp_path / "k"))
     NotebookClient(
-        nb, timeout=300, kernel_name="python3", resources={"metadata": {"path": str(path.parent)}}
+        nb, km=km, timeout=300, resources={"metadata": {"path": str(path.parent)}}
     ).execute()
     errors = [
         o for c in nb.cells if c.cell_type == "code" for o in c.outputs if o.output_type == "error"

@@ -351,7 +351,11 @@ def _execute(nb, root: Path, env: dict[str, str], cwd: Path) -> str:
 
     nb.cells.append(nbformat.v4.new_code_cell("import llmmath\nprint(llmmath.__file__)"))
     specs = KernelSpecManager(kernel_dirs=[str(root / "kernels")])
-    km = AsyncKernelManager(kernel_name="mfl-wheel", kernel_spec_manager=specs)
+    # IPC sockets in the test's own folder, not TCP ports: two pytest-xdist
+    # workers starting kernels at once could pick the same free port
+    km = AsyncKernelManager(
+        kernel_name="mfl-wheel", kernel_spec_manager=specs, transport="ipc", ip=str(cwd / "k")
+    )
     client = NotebookClient(nb, km=km, timeout=120, resources={"metadata": {"path": str(cwd)}})
     client.execute(env=env)
     return nb.cells[-1].outputs[0]["text"].strip()
