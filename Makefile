@@ -31,7 +31,7 @@ export NO_MKDOCS_2_WARNING := 1
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: install install-latest reference serve build test test-installed test-fast test-portability lint bench dist lock clean
+.PHONY: install install-latest reference serve build test test-installed test-fast test-portability test-reproducible lint bench dist lock clean
 .PHONY: install-mutation install-uv install-pre-commit mutation pre-commit
 
 install: $(STAMP)
@@ -113,6 +113,11 @@ lint:
 	$(BIN)/ruff format --check .
 	$(BIN)/codespell src tests hooks bench tools docs README.md CONTRIBUTING.md
 	$(BIN)/mypy
+
+# Two clean builds, and a warm one, give byte-identical sites (tests/test_reproducible.py).
+# A clean build is about a minute of both cores, so `make test` skips these; CI runs them.
+test-reproducible: build
+	MFL_CLEAN_BUILD=1 $(BIN)/pytest -q tests/test_reproducible.py
 
 # Kernel and pages only, no build (a quick loop while editing): no browser tests,
 # and none marked slow (rebuilds, the wheel in a clean venv, the page notebooks).

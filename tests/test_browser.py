@@ -59,14 +59,14 @@ class Watch:
         self.offsite: list[str] = []
         self.errors: list[str] = []
 
-    def route(self, route) -> None:
-        url = route.request.url
-        parsed = urlparse(url)
-        if parsed.scheme in ("data", "blob", "about") or parsed.hostname == "127.0.0.1":
-            route.continue_()
-        else:
-            self.offsite.append(url)
-            route.abort()
+    def request(self, request) -> None:
+        """Note a request for another host. It is only watched, not intercepted: the
+        launch flags (tools/screenshot.py) already resolve every host but 127.0.0.1 to
+        nothing, and intercepting would turn off Chromium's HTTP cache (each page would
+        fetch and parse Material's bundle, KaTeX and the fonts afresh)."""
+        parsed = urlparse(request.url)
+        if parsed.scheme not in ("data", "blob", "about") and parsed.hostname != "127.0.0.1":
+            self.offsite.append(request.url)
 
     @staticmethod
     def pdf_probe(url: str, method: str = "HEAD") -> bool:
@@ -111,7 +111,7 @@ def new_tab(browser, base_url, viewport=DESKTOP, scheme="light"):
         base_url=base_url, viewport=viewport, color_scheme=scheme, accept_downloads=True
     )
     watch = Watch(base_url)
-    context.route("**/*", watch.route)
+    context.on("request", watch.request)
     page = context.new_page()
     page.set_default_timeout(10_000)
     watch.attach(page)
@@ -692,7 +692,7 @@ def test_first_visit_fetches_what_the_weight_budget_counts(browser, base_url, si
     bench_site = load("bench/site.py")
     context = browser.new_context(base_url=base_url, viewport={"width": 1280, "height": 900})
     watch = Watch(base_url)
-    context.route("**/*", watch.route)
+    context.on("request", watch.request)
     fetched: set[str] = set()
     context.on(  # workers' requests too
         "request", lambda r: r.url.startswith(base_url) and fetched.add(urlparse(r.url).path)
