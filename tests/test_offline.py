@@ -90,15 +90,8 @@ def new_tab(browser, root: Path, viewport=DESKTOP, scheme="light"):
     outside: list[str] = []
     errors: list[str] = []
 
-    def route(r):
-        if urlparse(r.request.url).scheme in LOCAL:
-            r.continue_()
-        else:
-            outside.append(r.request.url)
-            r.abort()
-
-    context.route("**/*", route)
-    # iframes (the search worker runs in one here) and workers included
+    # iframes (the search worker runs in one here) and workers included; watched, not
+    # intercepted (the launch flags resolve no host but 127.0.0.1)
     context.on(
         "request",
         lambda r: urlparse(r.url).scheme not in LOCAL and outside.append(r.url),
