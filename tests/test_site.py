@@ -3,6 +3,7 @@ images carry alt text, lesson pages stay within the first-visit weight budget.""
 
 from __future__ import annotations
 
+import base64
 import html
 import json
 import re
@@ -169,6 +170,65 @@ def test_every_lesson_page_is_within_the_first_load_budget(site_dir, load):
         if zipped > bench.BUDGET:
             heavy[str(page.relative_to(site_dir))] = f"{zipped / 1024:.1f} KB"
     assert not heavy, f"over the {bench.BUDGET // 1024} KB budget: {heavy}"
+
+
+# What a reader never sees as text: code, scripts, styles, the notes box, and
+# the formulas themselves (MATH, checked above).
+NOT_TEXT = re.compile(r"<(script|style|textarea|pre|code)\b.*?</\1>", re.S)
+TAG = re.compile(r"<[^>]+>")
+IMG_SRC = re.compile(r'<img\b[^>]*?\ssrc="([^"]*)"')
+HEADING = re.compile(r"<h[1-6][\s>]")
+IMAGE_MAGIC = (b"<?xml", b"<svg", b"\x89PNG", b"RIFF", b"\xff\xd8", b"GIF8")
+
+
+def article(page: Path) -> str:
+    text = page.read_text(encoding="utf-8")
+    start = text.find("<article")
+    return text[start : text.index("</article>", start)] if start >= 0 else ""
+
+
+def image_bytes(src: str, page: Path, site: Path) -> bytes:
+    """The first bytes of the image ``src`` on ``page`` (a data: URI or a built file)."""
+    if src.startswith("data:"):
+        head, _, data = src.partition(",")
+        return base64.b64decode(data[:64]) if head.endswith(";base64") else data[:64].encode()
+    target = (page.parent / urlparse(src).path).resolve()
+    assert target.is_relative_to(site.resolve()), f"{src} is outside the site"
+    return target.read_bytes()[:64] if target.is_file() else b""
+
+
+def test_every_page_shows_no_raw_tex_and_every_image_is_built(site_dir):
+    """Every page, no browser needed (the browser tests load one page of each kind,
+    every page in CI's weekly run): no TeX delimiter outside a formula, which would
+    be a formula arithmatex missed, and every image in the article is a built image."""
+    raw, broken, images = [], [], 0
+    for page in html_pages(site_dir):
+        body = article(page)
+        text = html.unescape(TAG.sub(" ", NOT_TEXT.sub(" ", MATH.sub(" ", body))))
+        name = str(page.relative_to(site_dir))
+        raw += [f"{name}: {mark} in text" for mark in ("$$", "\\(", "\\[") if mark in text]
+        for src in IMG_SRC.findall(body):
+            images += 1
+            if not image_bytes(html.unescape(src), page, site_dir).startswith(IMAGE_MAGIC):
+                broken.append(f"{name}: {src[:60]}")
+    assert images >= 40, "expected the lessons' figures and the notebooks' plots"
+    assert not raw, "\n".join(raw)
+    assert not broken, "\n".join(broken)
+
+
+@pytest.mark.parametrize("lesson_dir", LESSONS)
+def test_every_lesson_page_carries_its_reading_aids(site_dir, lesson_dir):
+    """The reading line counts the headings the page has; the notes panel and the
+    previous/next links are there (the browser tests see them shown on a sample)."""
+    pages = sorted((site_dir / lesson_dir).rglob("index.html"))
+    assert len(pages) >= 14
+    for page in pages:
+        text = page.read_text(encoding="utf-8")
+        meta = re.search(r'<span class="mfl-meta-headings">(\d+) headings?</span>', text)
+        assert meta, f"{page}: no reading line"
+        assert int(meta[1]) == len(HEADING.findall(article(page))), f"{page}: heading count"
+        assert '<details class="mfl-notes' in text, f"{page}: no notes panel"
+        assert re.search(r"md-footer__link--(prev|next)", text), f"{page}: no previous/next link"
 
 
 class ImageCollector(HTMLParser):
