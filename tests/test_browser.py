@@ -115,7 +115,9 @@ def new_tab(browser, base_url, viewport=DESKTOP, scheme="light"):
     watch = Watch(base_url)
     context.on("request", watch.request)
     page = context.new_page()
-    page.set_default_timeout(10_000)
+    # generous: a wait only runs this long when something is wrong, and a page of
+    # this site can take seconds to load and typeset on a busy two-core machine
+    page.set_default_timeout(30_000)
     watch.attach(page)
     page.watch = watch
     return page
