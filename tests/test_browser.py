@@ -210,6 +210,21 @@ def side_by_side(tab, paths: list[str], tabs: int = 3):
         extra.close()
 
 
+def test_the_watch_sees_requests_for_other_hosts_and_the_flags_block_them(tab):
+    """What every browser test relies on: a request that leaves 127.0.0.1 is noted
+    (``Watch.request``) and never answered (the launch flags resolve no other host)."""
+    open_page(tab, "")
+    failed = []
+    tab.on("requestfailed", lambda r: failed.append(r.url))
+    outcome = tab.evaluate(
+        "() => fetch('https://cdn.example.org/x.js').then(() => 'answered', () => 'failed')"
+    )
+    assert outcome == "failed" and failed == ["https://cdn.example.org/x.js"]
+    assert tab.watch.offsite == ["https://cdn.example.org/x.js"]
+    with pytest.raises(AssertionError, match="requests left 127.0.0.1"):
+        tab.watch.check()
+
+
 def test_pages_typeset_math_load_figures_and_show_their_reading_aids(tab, site_dir):
     """In Chromium, one page of each kind (``sample_pages``; every page in CI's weekly
     run): KaTeX typesets every formula, no TeX is left raw, every image loads, and a
@@ -628,8 +643,8 @@ def sample_pages(site: Path) -> list[str]:
 
 
 def test_axe_samples_every_kind_of_page_and_content(site_dir):
-    """The pages axe checks in `make test` cover every kind of page the site has,
-    and every kind of content that any page holds."""
+    """The pages the browser tests load in `make test` (typesetting, axe) cover every
+    kind of page the site has, and every kind of content that any page holds."""
     chosen = [page_kind(site_dir, path) for path in sample_pages(site_dir)]
     every = [page_kind(site_dir, path) for path in site_pages(site_dir)]
     assert {kind for kind, _ in chosen} == {kind for kind, _ in every}
