@@ -114,7 +114,8 @@ lint:
 	$(BIN)/codespell src tests hooks bench tools docs README.md CONTRIBUTING.md
 	$(BIN)/mypy
 
-# Two clean builds, and a warm one, give byte-identical sites (tests/test_reproducible.py).
+# A clean build gives a site byte-identical to site/, and so does a warm one that takes
+# every entry from .cache/ (tests/test_reproducible.py).
 # A clean build is about a minute of both cores, so `make test` skips these; CI runs them.
 test-reproducible: build
 	MFL_CLEAN_BUILD=1 $(BIN)/pytest -q tests/test_reproducible.py
