@@ -31,7 +31,7 @@ export NO_MKDOCS_2_WARNING := 1
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: install install-latest reference serve build test test-installed test-fast test-portability test-reproducible lint bench dist lock clean
+.PHONY: install install-latest reference serve build test test-installed test-fast test-portability test-reproducible test-reproducible-installed lint bench dist lock clean
 .PHONY: install-mutation install-uv install-pre-commit mutation pre-commit
 
 install: $(STAMP)
@@ -118,6 +118,11 @@ lint:
 # every entry from .cache/ (tests/test_reproducible.py).
 # A clean build is about a minute of both cores, so `make test` skips these; CI runs them.
 test-reproducible: build
+	$(MAKE) --no-print-directory test-reproducible-installed
+
+# The same against the site/ already built (.ci/run runs the -installed targets
+# side by side right after `make test`, so that nothing rebuilds site/ meanwhile).
+test-reproducible-installed:
 	MFL_CLEAN_BUILD=1 $(BIN)/pytest -q tests/test_reproducible.py
 
 # Kernel and pages only, no build (a quick loop while editing): no browser tests,
@@ -186,11 +191,14 @@ screenshot: build
 # built site with Debian's chromium; the deploy publishes them with the site).
 # `make test-pdf` prints them again and checks them (tests/test_pdf.py, about five
 # minutes; not part of `make test`).
-.PHONY: pdf test-pdf
+.PHONY: pdf test-pdf test-pdf-installed
 pdf: build
 	$(BIN)/python tools/pdf.py
 
 test-pdf: build
+	$(MAKE) --no-print-directory test-pdf-installed
+
+test-pdf-installed:
 	MFL_PDF=1 $(BIN)/pytest tests/test_pdf.py
 
 # Re-pin every dependency (run after editing pyproject.toml or package.json).

@@ -23,9 +23,12 @@ Without /usr/bin/chromium the printing tests skip locally and fail in CI (``CI``
 from __future__ import annotations
 
 import html
+import multiprocessing
 import os
 import re
+import site
 import sys
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from urllib.parse import urljoin, urlparse
 
@@ -78,12 +81,17 @@ def squeeze(text: str) -> str:
     return "".join(text.split())
 
 
-class Printed:
-    """A lesson's PDF, with the text of each page (extracting it takes a while)."""
+def page_texts(path: Path) -> list[str]:
+    """The text of each page of the PDF at ``path``, spaces squeezed (pypdf takes
+    about a tenth of a second a page: the three lessons are read side by side)."""
+    return [" ".join(page.extract_text().split()) for page in PdfReader(path).pages]
 
-    def __init__(self, doc, path: Path) -> None:
-        self.doc, self.reader = doc, PdfReader(path)
-        self.texts = [" ".join(page.extract_text().split()) for page in self.reader.pages]
+
+class Printed:
+    """A lesson's PDF, with the text of each page."""
+
+    def __init__(self, doc, path: Path, texts: list[str]) -> None:
+        self.doc, self.reader, self.texts = doc, PdfReader(path), texts
         self.start = self.reader.page_labels.index("1")  # after the cover and contents
 
     @property
@@ -92,18 +100,23 @@ class Printed:
 
 
 @pytest.fixture(scope="session")
-def extracted(pdf, printed) -> dict:
-    """Each lesson's Printed, made the first time a test asks for it."""
-    return {}
+def extracted(pdf, printed) -> dict[str, Printed]:
+    """Each lesson's Printed, its pages' text extracted in worker processes."""
+    out, _ = printed
+    docs = {slug: lesson_doc(pdf, slug) for slug in LESSONS}
+    # spawned, not forked (this process runs Playwright's and the server's threads),
+    # from the project's root, where this module is tests.test_pdf
+    spawn = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(
+        os.cpu_count(), spawn, initializer=site.addsitedir, initargs=(str(ROOT),)
+    ) as workers:
+        texts = dict(zip(docs, workers.map(page_texts, [out / d.file for d in docs.values()])))
+    return {slug: Printed(doc, out / doc.file, texts[slug]) for slug, doc in docs.items()}
 
 
 @pytest.fixture(params=LESSONS)
-def lesson(request, pdf, printed, extracted) -> Printed:
-    slug, (out, _) = request.param, printed
-    if slug not in extracted:
-        doc = lesson_doc(pdf, slug)
-        extracted[slug] = Printed(doc, out / doc.file)
-    return extracted[slug]
+def lesson(request, extracted) -> Printed:
+    return extracted[request.param]
 
 
 def test_the_pdfs_are_the_nav_lessons_in_course_order_then_the_course(pdf):
