@@ -176,15 +176,14 @@ def test_every_lesson_page_is_within_the_first_load_budget(site_dir, load):
 # the formulas themselves (MATH, checked above).
 NOT_TEXT = re.compile(r"<(script|style|textarea|pre|code)\b.*?</\1>", re.S)
 TAG = re.compile(r"<[^>]+>")
-IMG_SRC = re.compile(r'<img\b[^>]*?\ssrc="([^"]*)"')
 HEADING = re.compile(r"<h[1-6][\s>]")
 IMAGE_MAGIC = (b"<?xml", b"<svg", b"\x89PNG", b"RIFF", b"\xff\xd8", b"GIF8")
 
 
-def article(page: Path) -> str:
-    text = page.read_text(encoding="utf-8")
-    start = text.find("<article")
-    return text[start : text.index("</article>", start)] if start >= 0 else ""
+def article(page_html: str) -> str:
+    """What the page's ``<article>`` holds ("" for a page without one)."""
+    found = re.search(r"<article[^>]*>(.*)</article>", page_html, re.S)
+    return found[1] if found else ""
 
 
 def image_bytes(src: str, page: Path, site: Path) -> bytes:
@@ -203,13 +202,15 @@ def test_every_page_shows_no_raw_tex_and_every_image_is_built(site_dir):
     be a formula arithmatex missed, and every image in the article is a built image."""
     raw, broken, images = [], [], 0
     for page in html_pages(site_dir):
-        body = article(page)
+        body = article(page.read_text(encoding="utf-8"))
         text = html.unescape(TAG.sub(" ", NOT_TEXT.sub(" ", MATH.sub(" ", body))))
         name = str(page.relative_to(site_dir))
         raw += [f"{name}: {mark} in text" for mark in ("$$", "\\(", "\\[") if mark in text]
-        for src in IMG_SRC.findall(body):
+        collector = ImageCollector()
+        collector.feed(body)
+        for src in (img.get("src", "") for img in collector.images):
             images += 1
-            if not image_bytes(html.unescape(src), page, site_dir).startswith(IMAGE_MAGIC):
+            if not image_bytes(src, page, site_dir).startswith(IMAGE_MAGIC):
                 broken.append(f"{name}: {src[:60]}")
     assert images >= 40, "expected the lessons' figures and the notebooks' plots"
     assert not raw, "\n".join(raw)
@@ -226,7 +227,7 @@ def test_every_lesson_page_carries_its_reading_aids(site_dir, lesson_dir):
         text = page.read_text(encoding="utf-8")
         meta = re.search(r'<span class="mfl-meta-headings">(\d+) headings?</span>', text)
         assert meta, f"{page}: no reading line"
-        assert int(meta[1]) == len(HEADING.findall(article(page))), f"{page}: heading count"
+        assert int(meta[1]) == len(HEADING.findall(article(text))), f"{page}: heading count"
         assert '<details class="mfl-notes' in text, f"{page}: no notes panel"
         assert re.search(r"md-footer__link--(prev|next)", text), f"{page}: no previous/next link"
 
@@ -273,10 +274,10 @@ def test_search_reads_the_same_text_from_plain_code_blocks(site_dir, load):
 
     checked = 0
     for page in html_pages(site_dir):
-        article = re.search(r"<article[^>]*>(.*)</article>", page.read_text(encoding="utf-8"), re.S)
-        if article is None or "<pre" not in article[1]:
+        body = article(page.read_text(encoding="utf-8"))
+        if "<pre" not in body:
             continue
-        assert sections(plain_code(article[1])) == sections(article[1]), page
+        assert sections(plain_code(body)) == sections(body), page
         checked += 1
     assert checked >= 15
 
