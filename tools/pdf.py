@@ -310,15 +310,21 @@ def contents(entries: list[tuple[int, str, int]]) -> str:
     return f"<h1>Contents</h1><ol>{items}</ol>"
 
 
+def page_starts(found: list, doc: Document) -> list[int]:
+    """The indices in ``found`` (as ``headings()`` gives them) of each page's H1."""
+    starts = [i for i, heading in enumerate(found) if heading[0] == 0]
+    if len(starts) != len(doc.urls):
+        raise RuntimeError(f"{doc.file}: {len(starts)} H1 bookmarks for {len(doc.urls)} pages")
+    return starts
+
+
 def assemble(
     context, doc: Document, body: PdfReader, pages: range, found: list, config: dict
 ) -> PdfWriter:
     """Cover, contents and ``body``'s ``pages``, with bookmarks (``found``: the headings
     on those pages, as ``headings()`` gives them, indices from ``pages.start``) and page
     labels that match the footers."""
-    starts = [i for i, heading in enumerate(found) if heading[0] == 0]  # each page's H1
-    if len(starts) != len(doc.urls):
-        raise RuntimeError(f"{doc.file}: {len(starts)} H1 bookmarks for {len(doc.urls)} pages")
+    starts = page_starts(found, doc)
     ends = [*starts[1:], len(found)]
     marks = []  # (bookmark level, title, body page index, where, heading level in its page)
     for group, urls in doc.groups:
@@ -506,9 +512,7 @@ def build(site: Path = SITE, out: Path | None = None, browser=None, log=print) -
             started = time.perf_counter()
             printed, texts = print_body(context, base, course, config)
             found = headings(PdfReader(io.BytesIO(printed)), texts)
-            starts = [i for i, heading in enumerate(found) if heading[0] == 0]  # each page's H1
-            if len(starts) != len(course.urls):
-                raise RuntimeError(f"{len(starts)} H1 bookmarks for {len(course.urls)} pages")
+            starts = page_starts(found, course)
             log(f"printed the course in {time.perf_counter() - started:.0f} s")
             for doc in docs:
                 started = time.perf_counter()
