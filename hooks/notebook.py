@@ -27,7 +27,7 @@ change none of that, so this hook does it:
   use (see ``prune_css``).
 
 Caches (``hooks/buildcache.py``, all skipped under ``MFL_CACHE=off``): the
-pruned page, by the hash of its input; the re-encoded figures, by the hash
+pruned stylesheet, by the hash of the page it was pruned for; the re-encoded figures, by the hash
 of each drawn PNG; and mkdocs-jupyter's executed notebooks, in one
 directory per version of the kernel source and of the installed packages
 (``on_config``).
@@ -424,35 +424,46 @@ def prune_css(css: str, page_html: str, matcher: _Matcher | None = None) -> str:
 STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
 
 
-def prune_page_styles(output: str, where: str) -> str:
-    """Replace the page's inline ``<style>`` blocks by one pruned block.
+def pruned_styles(output: str) -> str:
+    """The pruned stylesheet for the page ``output``: its ``<style>`` blocks' rules
+    that match the page (``prune_css``). Runs in a worker (``hooks/pool.py``)."""
+    css = "\n".join(m[1] for m in STYLE.finditer(output))
+    return prune_css(css, STYLE.sub("", output)) if css else ""
 
-    Cached by the hash of the page and of this hook (``buildcache.cached``
-    adds the installed packages): pruning is a third of a build, and a warm
-    build gives it the same page. One entry per configuration: the offline
-    copy's page differs (its links).
-    """
+
+def with_styles(output: str, css: str) -> str:
+    """``output`` with its ``<style>`` blocks replaced by one block holding ``css``."""
+    first = STYLE.search(output)
+    if first is None:
+        return output
+    rest = STYLE.sub("", output[first.end() :])
+    return output[: first.start()] + f"<style>{css}</style>" + rest
+
+
+# Pruning reads the whole written page, so it can only start once the page is
+# rendered, near the end of the build: about two seconds of one core for each
+# notebook page, with the other core idle. So the page is written as it is,
+# and its pruning runs in a worker process (``hooks/pool.py``) while the
+# remaining pages render; ``on_post_build`` puts the pruned stylesheet into the
+# written page. Later hooks' ``on_post_page`` (reader.py) leave ``<style>``
+# alone, so the page is the same as if it had been pruned in place. The pruned
+# stylesheet is cached by the hash of the page and of this hook
+# (``buildcache``, which adds the installed packages); a warm build finds it
+# and prunes in place. One entry per configuration: the offline copy's page
+# differs (its links).
+# (written page, its src_uri, cache slug, cache key, worker's stylesheet, page as rendered)
+_PRUNING: list[tuple[Path, str, str, str, Future, str]] = []
+
+
+def _prune_entry(output: str, where: str) -> tuple[str, str]:
     key = buildcache.digest([output, HOOK_SOURCE])
     name = f"{buildcache.CONFIG}-{where}" if buildcache.CONFIG else where
-    slug = re.sub(r"\W+", "-", name)
-    pruned = buildcache.cached(
-        "notebook-css", slug, key, "html", lambda: _prune_page_styles(output, where).encode()
-    )
-    return pruned.decode()
+    return re.sub(r"\W+", "-", name), key
 
 
-def _prune_page_styles(output: str, where: str) -> str:
-    blocks = list(STYLE.finditer(output))
-    if not blocks:
-        return output
-    css = "\n".join(m[1] for m in blocks)
-    without = STYLE.sub("", output)
-    pruned = prune_css(css, without)
-    log.info("%s: inlined CSS %d -> %d bytes", where, len(css.encode()), len(pruned.encode()))
-    first = blocks[0]
-    return (
-        output[: first.start()] + f"<style>{pruned}</style>" + STYLE.sub("", output[first.end() :])
-    )
+def _log_pruned(output: str, css: str, where: str) -> None:
+    before = "\n".join(m[1] for m in STYLE.finditer(output))
+    log.info("%s: inlined CSS %d -> %d bytes", where, len(before.encode()), len(css.encode()))
 
 
 # ---------------------------------------------------------------------------
@@ -512,6 +523,7 @@ _CLEAN_CACHE: list[str] = []  # the temporary cache folders of clean builds
 @event_priority(10)  # before hooks/figures.py queues the figures
 def on_files(files, config):
     _EXECUTING.clear()
+    _PRUNING.clear()
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None or not plugin.config["cache"] or plugin.config["execute_ignore"]:
         return files
@@ -576,11 +588,28 @@ def on_page_content(html: str, page, config, files) -> str:
 
 
 def on_post_page(output: str, page, config) -> str:
-    if not is_notebook(page):
+    if not is_notebook(page) or not STYLE.search(output):
         return output
-    return prune_page_styles(output, page.file.src_uri)
+    where = page.file.src_uri
+    slug, key = _prune_entry(output, where)
+    cached = buildcache.lookup("notebook-css", slug, key, "css")
+    if cached is not None:
+        return with_styles(output, cached.decode())
+    job = pool.submit(pool.pruned_styles, output)
+    _PRUNING.append((Path(page.file.abs_dest_path), where, slug, key, job, output))
+    return output
 
 
+@event_priority(10)  # before hooks/caches.py ends the worker pool
 def on_post_build(config):
+    while _PRUNING:
+        written, where, slug, key, job, output = _PRUNING.pop(0)
+        try:
+            css = job.result()
+        except Exception as exc:
+            raise PluginError(f"{where}: pruning its stylesheet failed: {exc!r}") from exc
+        buildcache.store("notebook-css", slug, key, "css", css.encode())
+        _log_pruned(output, css, where)
+        written.write_text(with_styles(written.read_text(encoding="utf-8"), css), encoding="utf-8")
     while _CLEAN_CACHE:
         shutil.rmtree(_CLEAN_CACHE.pop(), ignore_errors=True)

@@ -1,11 +1,14 @@
-"""Worker processes for the slow parts of a cold build: figures and notebooks.
+"""Worker processes for the slow parts of a cold build: figures, notebooks, pruning.
 
 A build renders its pages one after another in one process. Drawing the
 figures (``hooks/figures.py``, about ten seconds of matplotlib) and executing
 the theory notebooks (``hooks/notebook.py``, a Jupyter kernel each) depend on
 no page, so the hooks hand them to a pool of worker processes as soon as they
 know what is missing from the build cache, and collect the results where they
-are first needed. A warm build finds everything cached and starts no worker.
+are first needed. Pruning a notebook page's stylesheet (``hooks/notebook.py``)
+needs the rendered page, so it goes to the pool as each such page is written,
+and is collected at the end of the build. A warm build finds everything cached
+and starts no worker.
 
 The workers are spawned, not forked (``mkdocs serve`` runs threads, and a
 fork copies their locks), so what they run must be importable by name: the
@@ -98,6 +101,20 @@ def _number_clip_ids(svg: bytes) -> bytes:
     for match in CLIP_ID.finditer(svg):
         ids.setdefault(match.group(), b"clip%d" % len(ids))
     return CLIP_ID.sub(lambda m: ids[m.group()], svg)
+
+
+def pruned_styles(output: str) -> str:
+    """``hooks/notebook.py``'s ``pruned_styles`` for a rendered notebook page."""
+    # Loaded from its file, not imported as `notebook`: that is also the name of
+    # Jupyter's notebook package, which site-packages (first on the path) may hold.
+    import importlib.util
+    import sys
+
+    if "mfl_notebook_hook" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("mfl_notebook_hook", HERE / "notebook.py")
+        module = sys.modules["mfl_notebook_hook"] = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+    return sys.modules["mfl_notebook_hook"].pruned_styles(output)
 
 
 def notebook_html(path: str, options: dict[str, Any], toc_depth: int) -> dict[str, Any]:
