@@ -27,10 +27,10 @@ change none of that, so this hook does it:
   use (see ``prune_css``).
 
 Caches (``hooks/buildcache.py``, all skipped under ``MFL_CACHE=off``): the
-pruned stylesheet, by the hash of the page it was pruned for; the re-encoded figures, by the hash
-of each drawn PNG; and mkdocs-jupyter's executed notebooks, in one
-directory per version of the kernel source and of the installed packages
-(``on_config``).
+pruned stylesheet, by the hash of the page it was pruned for; the re-encoded
+figures, by the hash of each drawn PNG; and mkdocs-jupyter's executed
+notebooks, in one directory per version of the kernel source and of the
+installed packages (``on_config``).
 
 The colors of code cells and prompts are set in ``docs/stylesheets/extra.css``
 (the site's code palette, for contrast in both schemes).
@@ -451,8 +451,8 @@ def with_styles(output: str, css: str) -> str:
 # (``buildcache``, which adds the installed packages); a warm build finds it
 # and prunes in place. One entry per configuration: the offline copy's page
 # differs (its links).
-# (written page, its src_uri, cache slug, cache key, worker's stylesheet, page as rendered)
-_PRUNING: list[tuple[Path, str, str, str, Future, str]] = []
+# (written page, its src_uri, cache slug, cache key, inlined CSS bytes, worker's stylesheet)
+_PRUNING: list[tuple[Path, str, str, str, int, Future]] = []
 
 
 def _prune_entry(output: str, where: str) -> tuple[str, str]:
@@ -461,9 +461,8 @@ def _prune_entry(output: str, where: str) -> tuple[str, str]:
     return re.sub(r"\W+", "-", name), key
 
 
-def _log_pruned(output: str, css: str, where: str) -> None:
-    before = "\n".join(m[1] for m in STYLE.finditer(output))
-    log.info("%s: inlined CSS %d -> %d bytes", where, len(before.encode()), len(css.encode()))
+def _inlined_bytes(output: str) -> int:
+    return len("\n".join(m[1] for m in STYLE.finditer(output)).encode())
 
 
 # ---------------------------------------------------------------------------
@@ -596,20 +595,20 @@ def on_post_page(output: str, page, config) -> str:
     if cached is not None:
         return with_styles(output, cached.decode())
     job = pool.submit(pool.pruned_styles, output)
-    _PRUNING.append((Path(page.file.abs_dest_path), where, slug, key, job, output))
+    _PRUNING.append((Path(page.file.abs_dest_path), where, slug, key, _inlined_bytes(output), job))
     return output
 
 
 @event_priority(10)  # before hooks/caches.py ends the worker pool
 def on_post_build(config):
     while _PRUNING:
-        written, where, slug, key, job, output = _PRUNING.pop(0)
+        written, where, slug, key, before, job = _PRUNING.pop(0)
         try:
             css = job.result()
         except Exception as exc:
             raise PluginError(f"{where}: pruning its stylesheet failed: {exc!r}") from exc
         buildcache.store("notebook-css", slug, key, "css", css.encode())
-        _log_pruned(output, css, where)
+        log.info("%s: inlined CSS %d -> %d bytes", where, before, len(css.encode()))
         written.write_text(with_styles(written.read_text(encoding="utf-8"), css), encoding="utf-8")
     while _CLEAN_CACHE:
         shutil.rmtree(_CLEAN_CACHE.pop(), ignore_errors=True)

@@ -56,6 +56,16 @@ def test_prune_css_keeps_what_the_page_can_use_and_drops_the_rest():
     assert "@charset" not in out
 
 
+def test_a_pages_style_blocks_become_one_pruned_block_in_place():
+    page = (
+        "<head><style>a{}</style><meta x><style>b{}</style></head><body><style>c{}</style></body>"
+    )
+    assert nbhook.pruned_styles("<p>no styles</p>") == ""
+    out = nbhook.with_styles(page, "a{color:red}")
+    assert out == "<head><style>a{color:red}</style><meta x></head><body></body>"
+    assert nbhook.with_styles("<p>no styles</p>", "a{}") == "<p>no styles</p>"
+
+
 def test_prune_css_keeps_rules_it_cannot_judge():
     out = nbhook.prune_css(".jp-Cell:unknown-pseudo(1){color:red}", PAGE)
     assert ".jp-Cell:unknown-pseudo(1)" in out
