@@ -9,7 +9,7 @@ Three layers:
   lesson page with examples has ``<page>.ipynb`` beside it and a "Download as
   notebook" link to it; every notebook is valid, installs the kernel first,
   and every link in it lands on a page, figure and anchor that exist;
-* **a reader's download runs**: every built notebook is executed headless
+* **a reader's download runs**: the built notebooks are executed headless
   (nbclient) in a clean venv that has no kernel until the notebooks' first
   cell, ``%pip install math-for-llms==<version>``, installs it from the wheel
   ``tools/dist.py`` builds (pip is pointed at that wheel and at no index): that
@@ -17,7 +17,8 @@ Three layers:
   each notebook in a kernel of its own. The venv's other packages (numpy,
   ipykernel, pytest) come from this environment (``clean_venv`` in
   ``conftest.py``), so this runs offline. About two seconds a notebook:
-  marked ``slow``; ``make test`` runs it.
+  marked ``slow``; ``make test`` runs a sample and every page with
+  uncommitted changes, .ci/run every notebook (``notebooks_to_run``).
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import importlib.util
 import json
 import os
 import re
+import subprocess
 import sys
 import textwrap
 import tomllib
@@ -81,6 +83,49 @@ ids = [p.relative_to(DOCS).as_posix() for p in WITH_EXAMPLES]
 def test_every_lesson_page_but_the_overviews_has_examples():
     assert len(WITH_EXAMPLES) >= 20
     assert {p.name for p in PAGES if p not in WITH_EXAMPLES} <= {"index.md"}
+
+
+# Running a notebook takes a Jupyter kernel of its own, about two seconds for
+# each of some forty pages. `make test` runs a sample: each lesson's common
+# mistakes (the install cell that adds pytest, errors the page expects) and
+# exercises (collapsed solutions), and every page with uncommitted changes;
+# .ci/run, and so every push, runs every page (MFL_EVERY_NOTEBOOK=1). Every
+# page's examples run in `pytest docs` either way, against the same kernel.
+SAMPLED_PAGES = ("common-mistakes.md", "exercises.md")
+
+
+def _edited_pages() -> set[Path] | None:
+    """Pages under docs/ that git reports changed or new; None outside a git checkout."""
+    try:
+        status = subprocess.run(
+            ["git", "status", "--porcelain", "--untracked-files=all", "--", "docs"],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            check=True,
+        ).stdout
+    except (OSError, subprocess.CalledProcessError):
+        return None
+    return {
+        (ROOT / line[3:].split(" -> ")[-1].strip('"')).resolve() for line in status.splitlines()
+    }
+
+
+def notebooks_to_run() -> list[Path]:
+    edited = _edited_pages()
+    if os.environ.get("MFL_EVERY_NOTEBOOK") or edited is None:
+        return WITH_EXAMPLES
+    return [p for p in WITH_EXAMPLES if p.name in SAMPLED_PAGES or p.resolve() in edited]
+
+
+def test_the_sample_of_notebooks_covers_each_lesson_and_every_install_cell(built):
+    sample = [p for p in WITH_EXAMPLES if p.name in SAMPLED_PAGES]
+    assert {p.parent for p in sample} == {p.parent for p in WITH_EXAMPLES}
+
+    def install_cell(page: Path) -> str:
+        return nbformat.read(_notebook_path(built, page), as_version=4).cells[0].source
+
+    assert {install_cell(p) for p in sample} == {install_cell(p) for p in WITH_EXAMPLES}
 
 
 # ---------------------------------------------------------------------------
@@ -399,7 +444,7 @@ def wheel_kernel(tmp_path_factory, kernel_dist, venv_tools, built):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", WITH_EXAMPLES, ids=ids)
+@pytest.mark.parametrize("page", notebooks_to_run(), ids=lambda p: p.relative_to(DOCS).as_posix())
 def test_the_notebook_runs_against_the_wheel(page, built, wheel_kernel, tmp_path):
     root, env, installs = wheel_kernel
     nb = nbformat.read(_notebook_path(built, page), as_version=4)
