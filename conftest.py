@@ -9,9 +9,10 @@ import pytest
 # namespace, and the tests of a module listed here: tests/test_reproducible.py
 # (both compare against one clean build) and tests/test_page_notebooks.py (the
 # notebooks share one clean venv with the wheel installed, about ten seconds
-# to set up, which a second worker would set up again). Not xdist's own `--dist loadgroup`:
-# with pytest 9 it groups nothing (pytest-xdist 3.8 sets item._nodeid, which
-# pytest 9 no longer reads), and the pages' examples ran apart and failed.
+# to set up, which a second worker would set up again). Not xdist's own
+# `--dist loadgroup`: with pytest 9 it groups nothing (pytest-xdist 3.8 sets
+# item._nodeid, which pytest 9 no longer reads), and the pages' examples ran
+# apart and failed.
 ONE_WORKER = {"tests/test_reproducible.py", "tests/test_page_notebooks.py"}
 
 

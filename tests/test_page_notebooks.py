@@ -77,7 +77,10 @@ def _has_examples(page: Path) -> bool:
 
 # Pages with at least one example get a notebook; the lesson overviews have none.
 WITH_EXAMPLES = [p for p in PAGES if _has_examples(p)]
-ids = [p.relative_to(DOCS).as_posix() for p in WITH_EXAMPLES]
+
+
+def ids(page: Path) -> str:
+    return page.relative_to(DOCS).as_posix()
 
 
 def test_every_lesson_page_but_the_overviews_has_examples():
@@ -112,8 +115,10 @@ def _edited_pages() -> set[Path] | None:
 
 
 def notebooks_to_run() -> list[Path]:
+    if os.environ.get("MFL_EVERY_NOTEBOOK"):
+        return WITH_EXAMPLES
     edited = _edited_pages()
-    if os.environ.get("MFL_EVERY_NOTEBOOK") or edited is None:
+    if edited is None:
         return WITH_EXAMPLES
     return [p for p in WITH_EXAMPLES if p.name in SAMPLED_PAGES or p.resolve() in edited]
 
@@ -444,7 +449,7 @@ def wheel_kernel(tmp_path_factory, kernel_dist, venv_tools, built):
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("page", notebooks_to_run(), ids=lambda p: p.relative_to(DOCS).as_posix())
+@pytest.mark.parametrize("page", notebooks_to_run(), ids=ids)
 def test_the_notebook_runs_against_the_wheel(page, built, wheel_kernel, tmp_path):
     root, env, installs = wheel_kernel
     nb = nbformat.read(_notebook_path(built, page), as_version=4)
