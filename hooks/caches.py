@@ -25,7 +25,8 @@ that are pure functions of inputs we can name, and cost about a third of it:
 This hook also runs the life of every ``buildcache.memo``: it tells them
 whether the build is ``--dirty`` (``on_startup``) and saves them all when the
 build ends (``on_post_build``, or ``on_build_error``), when it also ends the
-worker processes of ``hooks/pool.py``. ``MFL_CACHE=off`` turns every cache off.
+worker processes of ``hooks/pool.py``; a clean build starts them at once
+(``on_startup``). ``MFL_CACHE=off`` turns every cache off.
 ``tests/test_reproducible.py`` checks that a warm build is byte-identical to
 a clean one and reuses every stored entry.
 """
@@ -288,6 +289,11 @@ def on_pre_page(page, config, files):
 
 def on_startup(command, dirty):
     buildcache.DIRTY = dirty
+    # A clean build (no cache, or MFL_CACHE=off) draws every figure and
+    # executes every notebook: start their workers now, before the build
+    # collects its files. A warm build finds them cached and starts none.
+    if not buildcache.enabled() or not buildcache.CACHE.is_dir():
+        pool.start_early()
 
 
 @event_priority(-10)  # after mkdocstrings' on_config has set up its handlers

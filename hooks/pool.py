@@ -7,8 +7,9 @@ no page, so the hooks hand them to a pool of worker processes as soon as they
 know what is missing from the build cache, and collect the results where they
 are first needed. Pruning a notebook page's stylesheet (``hooks/notebook.py``)
 needs the rendered page, so it goes to the pool as each such page is written,
-and is collected at the end of the build. A warm build finds everything cached
-and starts no worker.
+and is collected at the end of the build. A clean build starts the workers
+as it begins (``start_early``); a warm build finds everything cached and
+starts none.
 
 The workers are spawned, not forked (``mkdocs serve`` runs threads, and a
 fork copies their locks), so what they run must be importable by name: the
@@ -58,6 +59,20 @@ def submit(fn, *args: Any) -> Future:
             initargs=(str(HERE),),
         )
     return _EXECUTOR.submit(fn, *args)
+
+
+def start_early() -> None:
+    """Start the workers now, each loading mkdocs-jupyter's converter (about a
+    second and a half), which the first jobs, the notebooks, import. Called
+    when a build that will execute every notebook and draw every figure starts
+    (``hooks/caches.py``): the workers load while the build sets up and
+    collects its files, with the second core otherwise idle."""
+    for _ in range(os.cpu_count() or 1):
+        submit(_preload)
+
+
+def _preload() -> None:
+    import mkdocs_jupyter.convert  # noqa: F401
 
 
 def shutdown() -> None:

@@ -395,3 +395,21 @@ def test_an_api_page_is_cached_with_its_inventory_and_rendered_again_after_a_ker
         assert inventory.registered == [entry]  # recorded on a render, replayed on a hit
         assert page.content == "<h2 id='x'>::: llmmath.rope</h2>"
     assert renders == [1, 0, 1]
+
+
+@pytest.mark.parametrize(
+    ("setting", "cache_exists", "early"),
+    [("off", True, True), (None, False, True), (None, True, False)],
+)
+def test_a_clean_build_starts_its_workers_at_startup(
+    caches, cache_dir, monkeypatch, setting, cache_exists, early
+):
+    # Clean (MFL_CACHE=off, or no cache yet): everything is drawn and executed,
+    # so the workers start loading at once. Warm: none may start.
+    started = []
+    monkeypatch.setattr(caches.pool, "start_early", lambda: started.append(True))
+    if setting:
+        monkeypatch.setenv("MFL_CACHE", setting)
+    monkeypatch.setattr(buildcache, "CACHE", cache_dir if cache_exists else cache_dir / "none")
+    caches.on_startup("build", False)
+    assert started == ([True] if early else [])

@@ -106,6 +106,47 @@ def test_prune_css_matches_by_tag_and_attribute_like_a_full_search():
         assert matcher.matches(selector) is full, selector
 
 
+def test_the_matcher_sees_each_token_class_once_per_code_block():
+    page = (
+        '<pre><span></span><span class="n">x</span> <span class="o">=</span> '
+        '<span class="n">y</span><span class="o">+</span><span class="mi">1</span></pre>'
+        '<pre><span class="n">z</span><span class="n">w</span></pre><p><span class="n">t</span></p>'
+    )
+    assert nbhook.fewer_token_spans(page) == (
+        '<pre><span></span><span class="n">x</span> <span class="o">=</span> '
+        'y+<span class="mi">1</span></pre>'  # first of each class, and the last
+        '<pre><span class="n">z</span><span class="n">w</span></pre><p><span class="n">t</span></p>'
+    )
+
+
+def test_fewer_token_spans_change_no_verdict_on_a_built_notebook_page(site_dir, tmp_path, monkeypatch):
+    # The stylesheet mkdocs-jupyter inlines, from a notebook it converts here
+    # (no kernel), against a page as built: every selector, pruned or not.
+    from mkdocs_jupyter.convert import nb2html
+
+    notebook = tmp_path / "empty.ipynb"
+    notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    css = "\n".join(m[1] for m in nbhook.STYLE.finditer(nb2html(str(notebook), no_prompt=True)))
+    page = (site_dir / "attention-mechanism-math" / "theory" / "index.html").read_text()
+    page = nbhook.STYLE.sub("", page)
+    selectors = set()
+
+    def collect(rules):
+        for rule in rules:
+            if rule.type == "qualified-rule":
+                selectors.update(nbhook._split_selectors(rule.prelude))
+            elif rule.type == "at-rule" and rule.content:
+                collect(nbhook.tinycss2.parse_rule_list(rule.content, True, True))
+
+    collect(nbhook._parsed(css))
+    fewer = nbhook._Matcher(page)
+    monkeypatch.setattr(nbhook, "fewer_token_spans", lambda html: html)
+    every = nbhook._Matcher(page)
+    assert len(fewer.soup.find_all(True)) < len(every.soup.find_all(True)) / 3
+    assert len(selectors) > 3000
+    assert [s for s in selectors if fewer.matches(s) != every.matches(s)] == []
+
+
 def test_math_in_markdown_cells_gets_arithmatex_markup_and_code_is_left_alone():
     html = (
         '<div class="jp-RenderedHTMLCommon jp-RenderedMarkdown jp-MarkdownOutput">'

@@ -1,6 +1,6 @@
 """Variance of unscaled and scaled attention scores against the head width.
 
-n = 4,000 independent (q, k) pairs per width, d_k = 4 ... 1024. Isotropic:
+n = 1,000 independent (q, k) pairs per width, d_k = 4 ... 1024. Isotropic:
 entries independent N(0, 1). Anisotropic: the same average variance per
 entry, all of it in a quarter of the coordinates (variance 4 there).
 """
@@ -10,7 +10,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 
 rng = np.random.default_rng(31)
-n = 4000
+n = 1000
 widths = 2 ** np.arange(2, 11)  # 4 ... 1024
 raw, scaled, aniso = [], [], []
 for d_k in widths:
