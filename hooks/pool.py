@@ -21,6 +21,7 @@ its result is collected. ``shutdown`` ends the pool at the end of a build
 
 from __future__ import annotations
 
+import functools
 import io
 import multiprocessing
 import os
@@ -133,10 +134,50 @@ def pruned_styles(output: str) -> str:
 
 
 def notebook_html(path: str, options: dict[str, Any], toc_depth: int) -> dict[str, Any]:
-    """What mkdocs-jupyter's page render stores in its cache for the notebook at ``path``."""
-    from mkdocs_jupyter import convert
+    """What mkdocs-jupyter's page render stores in its cache for the notebook at
+    ``path``, converted by ``html_exporter()``."""
+    from mkdocs_jupyter import convert, nbconvert2
     from mkdocs_jupyter.plugin import _get_nb_toc_tokens
 
+    nbconvert2.HTMLExporter = html_exporter()  # the class its nb2html instantiates
     content = convert.nb2html(path, **options)
     toc_tokens, title = _get_nb_toc_tokens(path, toc_depth)
     return {"content": content, "toc_tokens": toc_tokens, "title": title}
+
+
+# nbconvert's HTMLExporter (7.17) ends by parsing the page it has just written
+# with BeautifulSoup and printing it again, to give each image without alt text
+# a placeholder one and each input and output area tabindex="0": one to two
+# seconds a notebook, more than the rest of its conversion. This build gives
+# every image its own alt text (``hooks/notebook.py``; an image without one
+# fails the build), so only the tabindex is left to add, and a pattern adds it.
+# ``tests/test_notebook_hook.py`` checks that the document is nbconvert's own.
+FOCUSABLE = re.compile(
+    r'(<div class="(?:[^"]*\s)?(?:jp-Cell-inputWrapper|jp-OutputArea-output)(?:\s[^"]*)?")'
+)
+
+
+@functools.cache
+def html_exporter() -> type:
+    """nbconvert's ``HTMLExporter``, without its final parse (see ``FOCUSABLE``)."""
+    from nbconvert.exporters.html import HTMLExporter, Highlight2HTML, WidgetsDataTypeFilter
+    from nbconvert.exporters.templateexporter import TemplateExporter
+
+    class FocusableHTMLExporter(HTMLExporter):
+        def from_notebook_node(self, nb, resources=None, **kw):
+            # HTMLExporter.from_notebook_node up to its BeautifulSoup pass
+            langinfo = nb.metadata.get("language_info", {})
+            lexer = langinfo.get("pygments_lexer", langinfo.get("name", None))
+            highlight_code = self.filters.get(
+                "highlight_code", Highlight2HTML(pygments_lexer=lexer, parent=self)
+            )
+            resources = self._init_resources(resources)
+            filter_data_type = WidgetsDataTypeFilter(
+                notebook_metadata=self._nb_metadata, parent=self, resources=resources
+            )
+            self.register_filter("highlight_code", highlight_code)
+            self.register_filter("filter_data_type", filter_data_type)
+            html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
+            return FOCUSABLE.sub(r'\1 tabindex="0"', html), resources
+
+    return FocusableHTMLExporter
