@@ -29,8 +29,8 @@ change none of that, so this hook does it:
 Caches (``hooks/buildcache.py``, all skipped under ``MFL_CACHE=off``): the
 pruned stylesheet, by the hash of the page it was pruned for; the re-encoded
 figures, by the hash of each drawn PNG; and mkdocs-jupyter's executed
-notebooks, in one directory per version of the kernel source and of the
-installed packages (``on_config``).
+notebooks, in one directory per version of the kernel source, of the
+installed packages and of ``hooks/pool.py``, which converts them (``on_config``).
 
 The colors of code cells and prompts are set in ``docs/stylesheets/extra.css``
 (the site's code palette, for contrast in both schemes).
@@ -59,6 +59,7 @@ from mkdocs.plugins import event_priority
 
 log = logging.getLogger("mkdocs.hooks.notebook")
 HOOK_SOURCE = Path(__file__).read_bytes()  # part of every cache key: its output depends on it
+POOL_SOURCE = Path(pool.__file__).read_bytes()  # converts the notebooks (html_exporter)
 
 
 # ---------------------------------------------------------------------------
@@ -101,7 +102,8 @@ def wrap_math(html: str) -> str:
 # ---------------------------------------------------------------------------
 # figures
 
-CELL_START = re.compile(r'<div class="jp-Cell\b[^"]*"[^>]*\bid="cell-id=(?P<id>[^"]+)"')
+# nbconvert's templates write a cell's id before its class; match either order
+CELL_START = re.compile(r'<div\b(?=[^>]*\sclass="jp-Cell\b)[^>]*\sid="cell-id=(?P<id>[^"]+)"')
 IMG = re.compile(r"<img\b[^>]*>")
 PNG_SRC = re.compile(r'src="data:(?P<uri>image/png;base64,(?P<data>[A-Za-z0-9+/=]+))"')
 
@@ -500,8 +502,9 @@ def on_config(config):
     # mkdocs-jupyter caches an executed notebook by the notebook's bytes and its
     # own options, not by the code the notebook imports: after a kernel change a
     # warm build would show the old kernel's outputs (or an old numpy's). One
-    # cache directory per version of the kernel and of the installed packages
-    # makes either change re-execute; older directories are removed.
+    # cache directory per version of the kernel, of the installed packages and
+    # of hooks/pool.py (which converts) makes any change re-execute; older
+    # directories are removed.
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None or not plugin.config["cache"]:
         return config
@@ -511,7 +514,7 @@ def on_config(config):
         return config
     base = buildcache.CACHE / "mkdocs-jupyter"
     current = base / buildcache.digest(
-        [buildcache.kernel_digest(), buildcache.environment_digest()]
+        [buildcache.kernel_digest(), buildcache.environment_digest(), POOL_SOURCE]
     )
     if base.is_dir():
         for entry in base.iterdir():
@@ -592,20 +595,21 @@ def is_notebook(page) -> bool:
     return page.file.src_uri.endswith(".ipynb")
 
 
+def _with_attribute(html: str, tag: str, css_class: str, attribute: str) -> str:
+    """``attribute`` added to each ``tag`` element whose class is ``css_class``."""
+    return re.sub(rf'<{tag}\b(?=[^>]*\sclass="{css_class}")', f"<{tag} {attribute}", html)
+
+
 def on_page_content(html: str, page, config, files) -> str:
     if not is_notebook(page):
         return html
     # mkdocs-jupyter keeps a hidden copy of each cell's source for its copy
     # button; the search index should hold the code once, not twice.
-    html = html.replace(
-        '<div class="clipboard-copy-txt"', '<div class="clipboard-copy-txt" data-search-exclude'
-    )
+    html = _with_attribute(html, "div", "clipboard-copy-txt", "data-search-exclude")
     # Nor the copy button's "Copied!" notice, nor the "¶" of each heading's
     # anchor link, which ended every section title in the results.
-    html = html.replace(
-        '<span class="notice" hidden', '<span class="notice" data-search-exclude hidden'
-    )
-    html = html.replace('<a class="anchor-link"', '<a class="anchor-link" data-search-exclude')
+    html = _with_attribute(html, "span", "notice", "data-search-exclude")
+    html = _with_attribute(html, "a", "anchor-link", "data-search-exclude")
     # The lesson page explains what its notebook only demonstrates: on an equal
     # match the page comes first (Material's per-page search boost).
     page.meta.setdefault("search", {}).setdefault("boost", NOTEBOOK_SEARCH_BOOST)

@@ -250,6 +250,21 @@ def test_figures_take_their_alt_text_from_cell_metadata_and_shrink(tmp_path, mon
         nbhook.fix_figures(html.replace("cell-id=abc", "cell-id=other"), notebook)
 
 
+def test_cells_and_copies_are_found_whatever_the_order_of_their_attributes(tmp_path):
+    # nbconvert writes id="..." before class="..."; BeautifulSoup used to print
+    # them the other way round
+    notebook = tmp_path / "n.ipynb"
+    notebook.write_text(json.dumps({"cells": [{"id": "abc", "metadata": {"alt": "Lines"}}]}))
+    image = f'<img src="data:image/png;base64,{base64.b64encode(_png()).decode()}"\nclass=""\n>'
+    for cell in ('<div id="cell-id=abc" class="jp-Cell jp-CodeCell">', '<div class="jp-Cell" id="cell-id=abc">'):
+        assert 'alt="Lines"' in nbhook.fix_figures(f"{cell}{image}</div>", notebook)
+    for copy in ('<div id="c1" class="clipboard-copy-txt">', '<div class="clipboard-copy-txt" id="c1">'):
+        marked = nbhook._with_attribute(copy, "div", "clipboard-copy-txt", "data-search-exclude")
+        assert marked.startswith("<div data-search-exclude ") and marked.endswith(copy[4:])
+    other = '<div id="c1" class="clipboard-copy-txt-x">'
+    assert nbhook._with_attribute(other, "div", "clipboard-copy-txt", "x") == other
+
+
 def test_transparent_pngs_are_left_as_drawn():
     data = _png(transparent=True)
     assert nbhook.smaller_png(data) == data
