@@ -289,6 +289,7 @@ def on_pre_page(page, config, files):
 
 def on_startup(command, dirty):
     buildcache.DIRTY = dirty
+    pool.tune_gc()  # the build process, as each worker (hooks/pool.py)
     # A clean build (no cache, or MFL_CACHE=off) draws every figure and
     # executes every notebook: start their workers now, before the build
     # collects its files. A warm build finds them cached and starts none.

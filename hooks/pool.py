@@ -14,7 +14,8 @@ starts none.
 The workers are spawned, not forked (``mkdocs serve`` runs threads, and a
 fork copies their locks), so what they run must be importable by name: the
 functions below, with this folder put on the worker's ``sys.path`` by
-``site.addsitedir``. An error in a worker is raised again in the build where
+``site.addsitedir`` (``WORKER_START``, which also tunes the garbage collector:
+``tune_gc``). An error in a worker is raised again in the build where
 its result is collected. ``shutdown`` ends the pool at the end of a build
 (``hooks/caches.py``).
 """
@@ -22,12 +23,12 @@ its result is collected. ``shutdown`` ends the pool at the end of a build
 from __future__ import annotations
 
 import functools
+import gc
 import io
 import multiprocessing
 import os
 import re
 import runpy
-import site
 from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
@@ -56,10 +57,32 @@ def submit(fn, *args: Any) -> Future:
         _EXECUTOR = ProcessPoolExecutor(
             max_workers=os.cpu_count() or 1,
             mp_context=multiprocessing.get_context("spawn"),
-            initializer=site.addsitedir,
-            initargs=(str(HERE),),
+            initializer=exec,
+            initargs=(WORKER_START, {}),
         )
     return _EXECUTOR.submit(fn, *args)
+
+
+# A build allocates millions of short-lived objects (Markdown trees, matplotlib
+# artists) and makes few reference cycles, yet Python's collector, at its
+# default threshold of 700 allocations, spent 7 to 10 % of each process's CPU
+# time walking the heap (measured with gc.callbacks on a clean build). So the
+# objects that exist once the build has started (modules, configuration) are
+# set aside for good (``gc.freeze``), and the young generation is collected
+# every 100,000 allocations. Cycles are still collected; no output changes.
+GC_THRESHOLD = (100_000, 10, 10)
+
+
+def tune_gc() -> None:
+    """The collector settings above, for this process from now on."""
+    gc.freeze()
+    gc.set_threshold(*GC_THRESHOLD)
+
+
+# What each worker runs first. It is source, not a function of this module:
+# MkDocs puts this folder on the path only while it loads the hooks, so a
+# worker can import this module only after it has added the folder itself.
+WORKER_START = f"import site; site.addsitedir({str(HERE)!r}); import pool; pool.tune_gc()"
 
 
 def start_early() -> None:

@@ -408,6 +408,7 @@ def test_a_clean_build_starts_its_workers_at_startup(
     # so the workers start loading at once. Warm: none may start.
     started = []
     monkeypatch.setattr(caches.pool, "start_early", lambda: started.append(True))
+    monkeypatch.setattr(caches.pool, "tune_gc", lambda: None)  # not this test process's
     if setting:
         monkeypatch.setenv("MFL_CACHE", setting)
     monkeypatch.setattr(buildcache, "CACHE", cache_dir if cache_exists else cache_dir / "none")
