@@ -183,7 +183,7 @@ FOCUSABLE = re.compile(
 @functools.cache
 def html_exporter() -> type:
     """nbconvert's ``HTMLExporter``, without its final parse (see ``FOCUSABLE``)."""
-    from nbconvert.exporters.html import HTMLExporter, Highlight2HTML, WidgetsDataTypeFilter
+    from nbconvert.exporters.html import Highlight2HTML, HTMLExporter, WidgetsDataTypeFilter
     from nbconvert.exporters.templateexporter import TemplateExporter
 
     class FocusableHTMLExporter(HTMLExporter):

@@ -119,13 +119,17 @@ def test_the_matcher_sees_each_token_class_once_per_code_block():
     )
 
 
-def test_fewer_token_spans_change_no_verdict_on_a_built_notebook_page(site_dir, tmp_path, monkeypatch):
+def test_fewer_token_spans_change_no_verdict_on_a_built_notebook_page(
+    site_dir, tmp_path, monkeypatch
+):
     # The stylesheet mkdocs-jupyter inlines, from a notebook it converts here
     # (no kernel), against a page as built: every selector, pruned or not.
     from mkdocs_jupyter.convert import nb2html
 
     notebook = tmp_path / "empty.ipynb"
-    notebook.write_text(json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    notebook.write_text(
+        json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+    )
     css = "\n".join(m[1] for m in nbhook.STYLE.finditer(nb2html(str(notebook), no_prompt=True)))
     page = (site_dir / "attention-mechanism-math" / "theory" / "index.html").read_text()
     page = nbhook.STYLE.sub("", page)
@@ -195,9 +199,13 @@ def test_notebooks_convert_to_nbconvert_s_own_document_without_its_second_parse(
             ),
             v4.new_code_cell(
                 "draw()",
-                outputs=[v4.new_output("display_data", {"image/png": png, "text/plain": "<Figure>"})],
+                outputs=[
+                    v4.new_output("display_data", {"image/png": png, "text/plain": "<Figure>"})
+                ],
             ),
-            v4.new_code_cell("print('a')", outputs=[v4.new_output("stream", name="stdout", text="a\n")]),
+            v4.new_code_cell(
+                "print('a')", outputs=[v4.new_output("stream", name="stdout", text="a\n")]
+            ),
         ],
         metadata={"language_info": {"name": "python", "pygments_lexer": "ipython3"}},
     )
@@ -256,9 +264,15 @@ def test_cells_and_copies_are_found_whatever_the_order_of_their_attributes(tmp_p
     notebook = tmp_path / "n.ipynb"
     notebook.write_text(json.dumps({"cells": [{"id": "abc", "metadata": {"alt": "Lines"}}]}))
     image = f'<img src="data:image/png;base64,{base64.b64encode(_png()).decode()}"\nclass=""\n>'
-    for cell in ('<div id="cell-id=abc" class="jp-Cell jp-CodeCell">', '<div class="jp-Cell" id="cell-id=abc">'):
+    for cell in (
+        '<div id="cell-id=abc" class="jp-Cell jp-CodeCell">',
+        '<div class="jp-Cell" id="cell-id=abc">',
+    ):
         assert 'alt="Lines"' in nbhook.fix_figures(f"{cell}{image}</div>", notebook)
-    for copy in ('<div id="c1" class="clipboard-copy-txt">', '<div class="clipboard-copy-txt" id="c1">'):
+    for copy in (
+        '<div id="c1" class="clipboard-copy-txt">',
+        '<div class="clipboard-copy-txt" id="c1">',
+    ):
         marked = nbhook._with_attribute(copy, "div", "clipboard-copy-txt", "data-search-exclude")
         assert marked.startswith("<div data-search-exclude ") and marked.endswith(copy[4:])
     other = '<div id="c1" class="clipboard-copy-txt-x">'
