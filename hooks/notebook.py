@@ -454,10 +454,15 @@ def prune_css(css: str, page_html: str, matcher: _Matcher | None = None) -> str:
 STYLE = re.compile(r"<style\b[^>]*>(.*?)</style>", re.S)
 
 
+def _inlined_css(output: str) -> str:
+    """The page's ``<style>`` blocks, joined."""
+    return "\n".join(m[1] for m in STYLE.finditer(output))
+
+
 def pruned_styles(output: str) -> str:
     """The pruned stylesheet for the page ``output``: its ``<style>`` blocks' rules
     that match the page (``prune_css``). Runs in a worker (``hooks/pool.py``)."""
-    css = "\n".join(m[1] for m in STYLE.finditer(output))
+    css = _inlined_css(output)
     return prune_css(css, STYLE.sub("", output)) if css else ""
 
 
@@ -489,10 +494,6 @@ def _prune_entry(output: str, where: str) -> tuple[str, str]:
     key = buildcache.digest([output, HOOK_SOURCE])
     name = f"{buildcache.CONFIG}-{where}" if buildcache.CONFIG else where
     return re.sub(r"\W+", "-", name), key
-
-
-def _inlined_bytes(output: str) -> int:
-    return len("\n".join(m[1] for m in STYLE.finditer(output)).encode())
 
 
 # ---------------------------------------------------------------------------
@@ -595,21 +596,16 @@ def is_notebook(page) -> bool:
     return page.file.src_uri.endswith(".ipynb")
 
 
-def _with_attribute(html: str, tag: str, css_class: str, attribute: str) -> str:
-    """``attribute`` added to each ``tag`` element whose class is ``css_class``."""
-    return re.sub(rf'<{tag}\b(?=[^>]*\sclass="{css_class}")', f"<{tag} {attribute}", html)
-
-
 def on_page_content(html: str, page, config, files) -> str:
     if not is_notebook(page):
         return html
     # mkdocs-jupyter keeps a hidden copy of each cell's source for its copy
     # button; the search index should hold the code once, not twice.
-    html = _with_attribute(html, "div", "clipboard-copy-txt", "data-search-exclude")
+    html = pool.with_attribute(html, "div", "clipboard-copy-txt", "data-search-exclude")
     # Nor the copy button's "Copied!" notice, nor the "¶" of each heading's
     # anchor link, which ended every section title in the results.
-    html = _with_attribute(html, "span", "notice", "data-search-exclude")
-    html = _with_attribute(html, "a", "anchor-link", "data-search-exclude")
+    html = pool.with_attribute(html, "span", "notice", "data-search-exclude")
+    html = pool.with_attribute(html, "a", "anchor-link", "data-search-exclude")
     # The lesson page explains what its notebook only demonstrates: on an equal
     # match the page comes first (Material's per-page search boost).
     page.meta.setdefault("search", {}).setdefault("boost", NOTEBOOK_SEARCH_BOOST)
@@ -627,7 +623,9 @@ def on_post_page(output: str, page, config) -> str:
     if cached is not None:
         return with_styles(output, cached.decode())
     job = pool.submit(pool.pruned_styles, output)
-    _PRUNING.append((Path(page.file.abs_dest_path), where, slug, key, _inlined_bytes(output), job))
+    _PRUNING.append(
+        (Path(page.file.abs_dest_path), where, slug, key, len(_inlined_css(output).encode()), job)
+    )
     return output
 
 

@@ -174,11 +174,16 @@ def notebook_html(path: str, options: dict[str, Any], toc_depth: int) -> dict[st
 # a placeholder one and each input and output area tabindex="0": one to two
 # seconds a notebook, more than the rest of its conversion. This build gives
 # every image its own alt text (``hooks/notebook.py``; an image without one
-# fails the build), so only the tabindex is left to add, and a pattern adds it.
+# fails the build), so only the tabindex is left to add (``with_attribute``).
 # ``tests/test_notebook_hook.py`` checks that the document is nbconvert's own.
-FOCUSABLE = re.compile(
-    r'(<div class="(?:[^"]*\s)?(?:jp-Cell-inputWrapper|jp-OutputArea-output)(?:\s[^"]*)?")'
-)
+FOCUSABLE = ("jp-Cell-inputWrapper", "jp-OutputArea-output")
+
+
+def with_attribute(html: str, tag: str, css_class: str, attribute: str) -> str:
+    """``attribute`` added to each ``tag`` element whose classes include ``css_class``,
+    wherever its ``class`` stands among its attributes."""
+    holds = rf'(?=[^>]*\sclass="(?:[^"]*\s)?{re.escape(css_class)}[\s"])'
+    return re.sub(rf"<{tag}\b{holds}", f"<{tag} {attribute}", html)
 
 
 @functools.cache
@@ -202,6 +207,8 @@ def html_exporter() -> type:
             self.register_filter("highlight_code", highlight_code)
             self.register_filter("filter_data_type", filter_data_type)
             html, resources = TemplateExporter.from_notebook_node(self, nb, resources, **kw)
-            return FOCUSABLE.sub(r'\1 tabindex="0"', html), resources
+            for css_class in FOCUSABLE:
+                html = with_attribute(html, "div", css_class, 'tabindex="0"')
+            return html, resources
 
     return FocusableHTMLExporter

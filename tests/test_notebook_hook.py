@@ -273,10 +273,12 @@ def test_cells_and_copies_are_found_whatever_the_order_of_their_attributes(tmp_p
         '<div id="c1" class="clipboard-copy-txt">',
         '<div class="clipboard-copy-txt" id="c1">',
     ):
-        marked = nbhook._with_attribute(copy, "div", "clipboard-copy-txt", "data-search-exclude")
+        marked = nbhook.pool.with_attribute(
+            copy, "div", "clipboard-copy-txt", "data-search-exclude"
+        )
         assert marked.startswith("<div data-search-exclude ") and marked.endswith(copy[4:])
     other = '<div id="c1" class="clipboard-copy-txt-x">'
-    assert nbhook._with_attribute(other, "div", "clipboard-copy-txt", "x") == other
+    assert nbhook.pool.with_attribute(other, "div", "clipboard-copy-txt", "x") == other
 
 
 def test_transparent_pngs_are_left_as_drawn():
