@@ -189,7 +189,7 @@ screenshot: build
 
 # A PDF of each lesson and one of the course, in site/pdf/ (tools/pdf.py prints the
 # built site with Debian's chromium; the deploy publishes them with the site).
-# `make test-pdf` prints them again and checks them (tests/test_pdf.py, about five
+# `make test-pdf` prints them again and checks them (tests/test_pdf.py, about four
 # minutes; not part of `make test`).
 .PHONY: pdf test-pdf test-pdf-installed
 pdf: build

@@ -1,6 +1,6 @@
 """The PDFs of ``make pdf`` (tools/pdf.py), printed from the built site.
 
-Printing the course (the lessons' PDFs take their pages from it) takes a few
+Printing the lessons (the course's PDF puts their prints together) takes a few
 minutes on a loaded two-core machine, so only ``make test-pdf`` (which sets
 ``MFL_PDF=1``) prints them, into a temporary folder, once per session. The
 tests run once per lesson (``LESSONS``, the nav's lessons in course order) and
@@ -13,7 +13,8 @@ printed; its links to other course pages open the published site, the others
 jump inside it; each lesson PDF is within its budget. The course PDF holds every
 lesson in course order, then Notation and References: one bookmark per
 lesson with its pages' H1s under it, each landing on the page that starts
-with it. No request left 127.0.0.1 while printing. Without ``MFL_PDF`` only
+with it, and its links to its own pages, between lessons too, jump inside it.
+No request left 127.0.0.1 while printing. Without ``MFL_PDF`` only
 the checks that each lesson's overview links its PDF and that the PDFs are
 the nav's lessons run.
 
@@ -22,6 +23,7 @@ Without /usr/bin/chromium the printing tests skip locally and fail in CI (``CI``
 
 from __future__ import annotations
 
+import bisect
 import html
 import multiprocessing
 import os
@@ -215,9 +217,8 @@ def test_widgets_answers_and_figure_code_are_not_printed(lesson):
 
 
 def test_links_to_other_course_pages_open_the_site(pdf, lesson):
-    """The lesson's PDF comes from the course's print, where a link to another lesson,
-    Notation or References jumps inside the course: here it opens the published page,
-    and every other link jumps to a page of the lesson."""
+    """A lesson prints alone: a link to another lesson, Notation or References opens
+    the published page, and every other link jumps to a page of the lesson."""
     config = pdf.read_config()
     course = next(doc for doc in pdf.documents(config) if doc.title is None)
     others = {config["site_url"] + url for url in course.urls if url not in lesson.doc.urls}
@@ -280,6 +281,36 @@ def test_the_course_pdf_holds_every_lesson_in_course_order(pdf, printed, site_di
     for mark, heading, at in landings:
         text = reader.pages[at].extract_text()
         assert squeeze(heading) in squeeze(text), f"{mark!r}: page {at + 1} does not show it"
+
+
+def test_the_course_pdf_links_its_own_pages_inside_it(pdf, printed):
+    """The lessons print alone, each opening the others on the site; put together in
+    the course PDF, their links to any page of the course jump inside it."""
+    out, _ = printed
+    config = pdf.read_config()
+    course = next(doc for doc in pdf.documents(config) if doc.title is None)
+    reader = PdfReader(out / course.file)
+    index = {page.indirect_reference.idnum: i for i, page in enumerate(reader.pages)}
+    # the first page of each lesson, then of Notation and of References
+    starts = [at for _, at, _ in bookmarks(reader)[1:]]
+    pages = {config["site_url"] + url for url in course.urls}
+    opened, nowhere, across = [], [], 0
+    for number, page in enumerate(reader.pages, 1):
+        for annot in page.get("/Annots", []):
+            annot = annot.get_object()
+            dest = annot.get("/Dest")
+            if dest is None:
+                uri = annot["/A"]["/URI"]
+                if uri.split("#")[0] in pages:
+                    opened.append((number, uri))
+            elif isinstance(dest, str) or dest[0].idnum not in index:
+                nowhere.append((number, dest))
+            else:
+                target = index[dest[0].idnum]
+                across += bisect.bisect(starts, target) != bisect.bisect(starts, number - 1)
+    assert not opened, f"links that open the site: {opened[:5]}"
+    assert not nowhere, f"links that jump nowhere: {nowhere[:5]}"
+    assert across, "no link jumps from one lesson to another"
 
 
 def test_no_request_left_loopback_while_printing(printed):

@@ -8,17 +8,18 @@ References), so the deploy publishes them with the site::
     .venv/bin/python tools/pdf.py [--site site] [--out site/pdf]
 
 ``site/`` is served on 127.0.0.1 to the loopback-only Chromium of
-``tools/screenshot.py``. The course prints as one document: the first
-lesson's overview page with the other pages' articles appended, each from a
-new sheet, so fonts are embedded once and links between its pages stay inside
-the PDF. KaTeX typesets the math first, figures stay vectors, and
-``docs/stylesheets/print.css`` sets the layout. Each lesson's PDF takes its
-pages from that print (a page starts a new sheet, so it lays out the same
-alone), its links to other lessons pointing at the published site instead.
-Chromium prints each document's footers (site, lesson, page number) on blank
-pages, and pypdf lays them over the pages, adds a cover and a contents page,
-turns the headings into bookmarks and trims Chromium's verbose drawing. No
-date is written: the same site prints to the same files.
+``tools/screenshot.py``. Each lesson prints as one document, and so do the
+pages after the lessons (Notation, References): its first page with the other
+pages' articles appended, each from a new sheet, so fonts are embedded once a
+document and links between its pages stay inside it. KaTeX typesets the math
+first, figures stay vectors, and ``docs/stylesheets/print.css`` sets the
+layout. A lesson's PDF is its print, with its links to the rest of the course
+pointing at the published site; the course's PDF is the prints one after
+another, those links jumping inside it again. Chromium prints each
+document's footers (site, lesson, page number) on blank pages, and pypdf lays
+them over the pages, adds a cover and a contents page, turns the headings into
+bookmarks and trims Chromium's verbose drawing. No date is written: the same
+site prints to the same files.
 """
 
 from __future__ import annotations
@@ -32,11 +33,11 @@ import sys
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
-from urllib.parse import quote, urlparse
+from urllib.parse import unquote, urlparse
 
 import yaml
 from pypdf import PdfReader, PdfWriter
-from pypdf.generic import ArrayObject, DictionaryObject, Fit, NameObject, TextStringObject
+from pypdf.generic import ArrayObject, DictionaryObject, Fit, NameObject
 from screenshot import CHROMIUM, SITE, launch, serve
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -47,28 +48,33 @@ TYPESET = (
     "() => [...document.querySelectorAll('.arithmatex')].every(e => e.querySelector('.katex'))"
 )
 # Run in a document's first page: appends the other pages' articles, one
-# <section class="mfl-print-page"> each. Ids get a per-page prefix; a link to
-# one of these pages becomes a link inside the document, any other link to the
-# site points at the published site (127.0.0.1 is gone once printed). Then the
-# new math is typeset as docs/javascripts/katex-init.js does it. Returns the
-# headings' text.
-COMBINE = """async ({urls, site}) => {
-  const paths = urls.map(u => new URL(u, location.href).pathname);
+# <section class="mfl-print-page"> each. Ids get a prefix, the page's index in
+# the course (``course``, every page the course prints); a link to a page of
+# this document becomes a link inside it, any other link to the site points at
+# the published site (127.0.0.1 is gone once printed). Chromium names a place
+# in the PDF only where a link of the document points, so hidden links to
+# every page's top and heading make them all named places, for the links of
+# the course's other documents to land on (jump_inside()). Then the new math is
+# typeset as docs/javascripts/katex-init.js does it. Returns each heading's
+# level, text and id (headings() finds its place by that id).
+COMBINE = """async ({urls, course, site}) => {
+  const indices = new Map(course.map((u, k) => [new URL(u, location.href).pathname, k]));
+  const paths = new Set(urls.map(u => new URL(u, location.href).pathname));
   const main = document.querySelector('article');
   const sections = [];
-  for (const [k, url] of urls.entries()) {
+  for (const [n, url] of urls.entries()) {
     const pageUrl = new URL(url, location.href);
-    const article = k === 0 ? main : new DOMParser().parseFromString(
+    const k = indices.get(pageUrl.pathname);
+    const article = n === 0 ? main : new DOMParser().parseFromString(
       await (await fetch(pageUrl)).text(), 'text/html').querySelector('article');
     for (const el of article.querySelectorAll('[src]'))
       el.setAttribute('src', new URL(el.getAttribute('src'), pageUrl).href);
     for (const el of article.querySelectorAll('[id]')) el.id = `p${k}-${el.id}`;
     for (const a of article.querySelectorAll('a[href]')) {
       const target = new URL(a.getAttribute('href'), pageUrl);
-      const page = paths.indexOf(target.pathname);
       if (target.origin !== location.origin) continue;
-      a.setAttribute('href', page < 0 ? site + target.pathname.slice(1) + target.hash
-        : `#p${page}-${decodeURIComponent(target.hash.slice(1)) || 'top'}`);
+      a.setAttribute('href', !paths.has(target.pathname) ? site + target.pathname.slice(1) + target.hash
+        : `#p${indices.get(target.pathname)}-${decodeURIComponent(target.hash.slice(1)) || 'top'}`);
     }
     const section = document.createElement('section');
     section.className = 'mfl-print-page';
@@ -76,6 +82,14 @@ COMBINE = """async ({urls, site}) => {
     section.append(...article.childNodes);
     sections.push(section);
   }
+  const places = document.createElement('div');
+  places.hidden = true;
+  for (const section of sections)
+    for (const [i, el] of [section, ...section.querySelectorAll('h1, h2, h3, h4, h5, h6')].entries()) {
+      el.id ||= `${section.id}-heading-${i}`;
+      places.append(Object.assign(document.createElement('a'), {href: '#' + el.id}));
+    }
+  sections.push(places);
   main.replaceChildren(...sections);
   for (const element of main.querySelectorAll('.arithmatex'))
     if (!element.querySelector('.katex')) renderMathInElement(element, {
@@ -89,7 +103,7 @@ COMBINE = """async ({urls, site}) => {
   return [...main.querySelectorAll('h1, h2, h3, h4, h5, h6')].map(h => {
     const text = h.cloneNode(true);
     text.querySelectorAll('.headerlink, .anchor-link, .katex-mathml').forEach(e => e.remove());
-    return text.textContent.trim();
+    return {level: Number(h.tagName[1]), text: text.textContent.trim(), id: h.id};
   });
 }"""
 FOOTER = (
@@ -172,22 +186,28 @@ def documents(config: dict) -> list[Document]:
     return docs
 
 
-def print_body(context, base: str, doc: Document, config: dict) -> tuple[bytes, list[str]]:
-    """The document's pages printed as one, without footers; and its headings."""
+def print_body(
+    context, base: str, urls: list[str], course: Document, config: dict
+) -> tuple[bytes, list[tuple[int, str, int, Fit]]]:
+    """The pages at ``urls`` (some of the course's) printed as one document, without
+    footers; and its headings, as ``headings()`` gives them."""
     page = context.new_page()
-    page.goto(base + doc.urls[0])
+    page.goto(base + urls[0])
     page.wait_for_function(TYPESET)
-    texts = page.evaluate(
-        COMBINE, {"urls": ["/" + u for u in doc.urls], "site": config["site_url"]}
+    found = page.evaluate(
+        COMBINE,
+        {
+            "urls": ["/" + u for u in urls],
+            "course": ["/" + u for u in course.urls],
+            "site": config["site_url"],
+        },
     )
     page.wait_for_function(TYPESET)
-    pdf = page.pdf(
-        outline=True,  # bookmarks from the headings; Chromium needs `tagged` for them
-        tagged=True,
-        format="A4",
-    )
+    # Not tagged: the bookmarks come from the headings' named places, and a tagged
+    # PDF with Chromium's outline took longer to print (the course: 169 s, not 148 s)
+    pdf = page.pdf(format="A4")
     page.close()
-    return pdf, texts
+    return pdf, headings(PdfReader(io.BytesIO(pdf)), found)
 
 
 def print_footers(context, doc: Document, config: dict, count: int) -> PdfReader:
@@ -232,48 +252,36 @@ def lay_footers(writer: PdfWriter, pages, footers: PdfReader) -> None:
         page.replace_contents(contents)
 
 
-COURSE_LINK = re.compile(r"/p(\d+)-(.*)")  # a link's target in the course: page k, its anchor
-
-
-def site_links(reader: PdfReader, pages: range, own: range, urls: list[str], site: str) -> None:
-    """Links to course pages outside ``own`` (page indices into ``urls``) point at the
-    published site, as they do when a lesson is printed alone."""
-    for i in pages:
-        for annot in reader.pages[i].get("/Annots", []):
+def jump_inside(writer: PdfWriter, course: Document, config: dict) -> None:
+    """In the course, a link that opens one of its pages on the site (each part was
+    printed alone) jumps to that page's place in it instead: the place named after
+    the page's index in the course and the link's anchor (COMBINE)."""
+    indices = {config["site_url"] + url: k for k, url in enumerate(course.urls)}
+    names = writer.named_destinations
+    for page in writer.pages:
+        for annot in page.get("/Annots", []):
             annot = annot.get_object()
-            target = COURSE_LINK.fullmatch(str(annot.get("/Dest", "")))
-            if target and int(target[1]) not in own:
-                anchor = "" if target[2] == "top" else "#" + quote(target[2], safe="")
-                del annot["/Dest"]
-                annot[NameObject("/A")] = DictionaryObject(
-                    {
-                        NameObject("/Type"): NameObject("/Action"),
-                        NameObject("/S"): NameObject("/URI"),
-                        NameObject("/URI"): TextStringObject(site + urls[int(target[1])] + anchor),
-                    }
-                )
+            address, _, anchor = str(annot.get("/A", {}).get("/URI", "")).partition("#")
+            if address in indices:
+                name = f"/p{indices[address]}-{unquote(anchor) or 'top'}"
+                if name not in names:
+                    raise RuntimeError(f"{course.file}: no place {name} for a link to {address}")
+                del annot["/A"]
+                annot[NameObject("/Dest")] = NameObject(name)
 
 
-def headings(reader: PdfReader, texts: list[str]) -> list[tuple[int, str, int, Fit]]:
-    """Chromium's bookmarks, one per heading: (level, title, page index, where).
-
-    Chromium drops the space where a heading wraps ("every head" -> "everyhead"),
-    so a title is replaced by the heading's text that matches it but for spaces.
-    """
-    spaced = {"".join(text.split()): text for text in texts}
-    found = []
-
-    def walk(items, level):
-        for item in items:
-            if isinstance(item, list):
-                walk(item, level + 1)
-            else:
-                where = Fit.xyz(item.left, item.top) if item.typ == "/XYZ" else Fit.fit()
-                title = spaced.get("".join(item.title.split()), item.title)
-                found.append((level, title, reader.get_destination_page_number(item), where))
-
-    walk(reader.outline, 0)
-    return found
+def headings(reader: PdfReader, found: list[dict]) -> list[tuple[int, str, int, Fit]]:
+    """One bookmark per heading COMBINE found: (level, title, page index, where), each
+    at its named place; a heading that is not printed (print.css hides it) has none."""
+    places = reader.named_destinations
+    marks = []
+    for heading in found:
+        place = places.get(f"/{heading['id']}")
+        if place is not None:
+            where = Fit.xyz(place.left, place.top)
+            at = reader.get_destination_page_number(place)
+            marks.append((heading["level"] - 1, heading["text"], at, where))
+    return marks
 
 
 def render(context, body: str) -> PdfReader:
@@ -318,12 +326,10 @@ def page_starts(found: list, doc: Document) -> list[int]:
     return starts
 
 
-def assemble(
-    context, doc: Document, body: PdfReader, pages: range, found: list, config: dict
-) -> PdfWriter:
-    """Cover, contents and ``body``'s ``pages``, with bookmarks (``found``: the headings
-    on those pages, as ``headings()`` gives them, indices from ``pages.start``) and page
-    labels that match the footers."""
+def assemble(context, doc: Document, bodies: list[PdfReader], found: list, config: dict):
+    """Cover, contents and the ``bodies`` one after another, with bookmarks (``found``:
+    their headings, as ``headings()`` gives them, pages counted through the bodies)
+    and page labels that match the footers."""
     starts = page_starts(found, doc)
     ends = [*starts[1:], len(found)]
     marks = []  # (bookmark level, title, body page index, where, heading level in its page)
@@ -343,7 +349,8 @@ def assemble(
     writer = PdfWriter()
     for reader in front:
         writer.append(reader, import_outline=False)
-    writer.append(body, pages=(pages.start, pages.stop), import_outline=False)
+    for body in bodies:
+        writer.append(body, import_outline=False)
     skip = sum(len(reader.pages) for reader in front)
     writer.set_page_label(0, skip - 1, style="/r")
     writer.set_page_label(skip, len(writer.pages) - 1, style="/D", start=1)
@@ -509,24 +516,29 @@ def build(site: Path = SITE, out: Path | None = None, browser=None, log=print) -
         context.on("request", lambda request: run.requests.append(request.url))
         try:
             *_, course = docs = documents(config)
-            started = time.perf_counter()
-            printed, texts = print_body(context, base, course, config)
-            found = headings(PdfReader(io.BytesIO(printed)), texts)
-            starts = page_starts(found, course)
-            log(f"printed the course in {time.perf_counter() - started:.0f} s")
+            # Each lesson, and the pages after them, print as a document of their own:
+            # Chromium lays out the whole document whatever part of it prints, so the
+            # course at once took twice as long as its parts one by one (148 s and 72 s).
+            printed = {}  # a part's first page: its print and headings
+            for _, urls in course.groups:
+                started = time.perf_counter()
+                printed[urls[0]] = print_body(context, base, urls, course, config)
+                took = time.perf_counter() - started
+                log(f"printed {len(urls)} pages from /{urls[0]} in {took:.0f} s")
             for doc in docs:
                 started = time.perf_counter()
-                first = course.urls.index(doc.urls[0])
-                own = range(first, first + len(doc.urls))  # its pages' indices in the course
-                heads = found[starts[first] : [*starts, len(found)][own.stop]]
-                body = PdfReader(io.BytesIO(printed))  # its own, as links and footers change
-                last = len(body.pages) if own.stop == len(starts) else found[starts[own.stop]][2]
-                pages = range(heads[0][2], last)
-                site_links(body, pages, own, course.urls, config["site_url"])
-                footers = print_footers(context, doc, config, len(pages))
-                heads = [(level, text, at - pages.start, where) for level, text, at, where in heads]
-                writer = assemble(context, doc, body, pages, heads, config)
-                lay_footers(writer, writer.pages[-len(pages) :], footers)
+                bodies, found = [], []
+                for _, urls in doc.groups:
+                    pdf, heads = printed[urls[0]]
+                    at = sum(len(body.pages) for body in bodies)
+                    found += [(level, text, at + page, where) for level, text, page, where in heads]
+                    bodies.append(PdfReader(io.BytesIO(pdf)))
+                count = sum(len(body.pages) for body in bodies)
+                footers = print_footers(context, doc, config, count)
+                writer = assemble(context, doc, bodies, found, config)
+                if doc is course:
+                    jump_inside(writer, course, config)
+                lay_footers(writer, writer.pages[-count:], footers)
                 trim(writer)
                 path = out / doc.file
                 with path.open("wb") as f:
