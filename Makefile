@@ -159,7 +159,7 @@ dist: install
 # The offline copy: the site built for file:// (mkdocs.offline.yml, into
 # site-offline/), zipped as dist/math-for-llms-offline.zip; unzip it anywhere and
 # open math-for-llms-offline/index.html. `make test-offline` opens that copy in
-# Chromium (tests/test_offline.py, about a minute; not part of `make test`).
+# Chromium (tests/test_offline.py, about two minutes; not part of `make test`).
 .PHONY: offline test-offline
 offline: install
 	$(BIN)/properdocs build --strict -f mkdocs.offline.yml

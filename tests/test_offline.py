@@ -1,17 +1,18 @@
 """The offline copy (``make offline``): the zip, unzipped, opened from file:// in Chromium.
 
 ``make test-offline`` builds the zip and runs this file with ``$MFL_OFFLINE_ZIP``
-naming it (about a minute); without that variable (``make test``) only the
+naming it (about two minutes); without that variable (``make test``) only the
 check of ``mkdocs.offline.yml`` runs and the rest skips. The zip is unzipped
 into a temporary folder and the pages are opened from there. A request that
 is not for a file (any http(s) request: a CDN, the live site) fails a test,
 as does a console error or an uncaught page error.
 
-Checked in the browser, in both palettes on a desktop and a phone: search,
-math typeset by KaTeX and figures loaded (on a page of each kind, in each of
-the three lessons), search finding a page of each lesson, a skill-check
-question graded, notes kept across a reload, notes written in each lesson
-exported and imported together, the Practice page showing questions from the
+Checked in the browser: math typeset by KaTeX and figures loaded on a page
+of each kind, in each of the three lessons; a lesson page in both palettes on
+a desktop and a phone (its math and figures, a skill-check question graded,
+notes kept across a reload); search finding a page of each lesson (a desktop
+in the light palette, a phone in the dark one); notes written in each lesson
+exported and imported together; the Practice page showing questions from the
 three lessons. Without a browser: the zip is
 deterministic, every local link and asset on every page is a file in it, and
 ``mkdocs.offline.yml`` repeats ``mkdocs.yml``'s plugins and hooks.
@@ -185,8 +186,12 @@ def test_pages_typeset_their_math_and_load_their_figures(tab, offline):
 
 
 @pytest.mark.browser
-def test_search_works_from_a_file(device_tab):
-    tab = device_tab
+@pytest.mark.parametrize("device", [0, 3], ids=[DEVICE_IDS[0], DEVICE_IDS[3]])
+def test_search_works_from_a_file(browser, offline, device):
+    """On a desktop in the light palette and on a phone in the dark one: the two
+    layouts of the search box, each palette once (it finds the same pages in either).
+    Each run builds the search index from file:// anew, about 12 s of Chromium."""
+    tab = new_tab(browser, offline, *DEVICES[device])
     open_page(tab, "index.html")
     tab.keyboard.press("/")  # Material's shortcut opens and focuses the search box
     box = tab.locator("input.md-search__input")
@@ -205,6 +210,7 @@ def test_search_works_from_a_file(device_tab):
     tab.wait_for_url(f"**/{PE}*")
     tab.wait_for_function(TYPESET)
     tab.check()
+    tab.context.close()
 
 
 @pytest.mark.browser
