@@ -310,7 +310,7 @@ def test_the_course_pdf_links_its_own_pages_inside_it(pdf, printed):
                 across += bisect.bisect(starts, target) != bisect.bisect(starts, number - 1)
     assert not opened, f"links that open the site: {opened[:5]}"
     assert not nowhere, f"links that jump nowhere: {nowhere[:5]}"
-    assert across, "no link jumps from one lesson to another"
+    assert across, "no link jumps from one part of the course to another"
 
 
 def test_no_request_left_loopback_while_printing(printed):
