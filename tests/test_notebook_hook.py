@@ -130,7 +130,7 @@ def test_fewer_token_spans_change_no_verdict_on_a_built_notebook_page(
     notebook.write_text(
         json.dumps({"cells": [], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
     )
-    css = "\n".join(m[1] for m in nbhook.STYLE.finditer(nb2html(str(notebook), no_prompt=True)))
+    css = nbhook._inlined_css(nb2html(str(notebook), no_prompt=True))
     page = (site_dir / "attention-mechanism-math" / "theory" / "index.html").read_text()
     page = nbhook.STYLE.sub("", page)
     selectors = set()

@@ -67,6 +67,10 @@ def lesson_docs(pdf):
     return [doc for doc in pdf.documents(pdf.read_config()) if doc.title]
 
 
+def course_doc(pdf):
+    return next(doc for doc in pdf.documents(pdf.read_config()) if doc.title is None)
+
+
 def lesson_doc(pdf, slug: str):
     return next(doc for doc in lesson_docs(pdf) if doc.file == f"{slug}.pdf")
 
@@ -220,7 +224,7 @@ def test_links_to_other_course_pages_open_the_site(pdf, lesson):
     """A lesson prints alone: a link to another lesson, Notation or References opens
     the published page, and every other link jumps to a page of the lesson."""
     config = pdf.read_config()
-    course = next(doc for doc in pdf.documents(config) if doc.title is None)
+    course = course_doc(pdf)
     others = {config["site_url"] + url for url in course.urls if url not in lesson.doc.urls}
     own = {page.indirect_reference.idnum for page in lesson.reader.pages}
     opened, outside = 0, []
@@ -256,7 +260,7 @@ def test_the_course_pdf_holds_every_lesson_in_course_order(pdf, printed, site_di
     H1s), then Notation and References; each page's bookmark lands on the page
     that opens with its H1, and the pages follow one another in that order."""
     out, _ = printed
-    course = next(doc for doc in pdf.documents(pdf.read_config()) if doc.title is None)
+    course = course_doc(pdf)
     reader = PdfReader(out / course.file)
     tree = bookmarks(reader)
     groups = [(title, urls) for title, urls in course.groups if title]
@@ -288,7 +292,7 @@ def test_the_course_pdf_links_its_own_pages_inside_it(pdf, printed):
     the course PDF, their links to any page of the course jump inside it."""
     out, _ = printed
     config = pdf.read_config()
-    course = next(doc for doc in pdf.documents(config) if doc.title is None)
+    course = course_doc(pdf)
     reader = PdfReader(out / course.file)
     index = {page.indirect_reference.idnum: i for i, page in enumerate(reader.pages)}
     # the first page of each lesson, then of Notation and of References

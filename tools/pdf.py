@@ -527,13 +527,12 @@ def build(site: Path = SITE, out: Path | None = None, browser=None, log=print) -
                 log(f"printed {len(urls)} pages from /{urls[0]} in {took:.0f} s")
             for doc in docs:
                 started = time.perf_counter()
-                bodies, found = [], []
+                bodies, found, count = [], [], 0  # count: the pages of the bodies so far
                 for _, urls in doc.groups:
                     pdf, heads = printed[urls[0]]
-                    at = sum(len(body.pages) for body in bodies)
-                    found += [(level, text, at + page, where) for level, text, page, where in heads]
+                    found += [(level, text, count + at, where) for level, text, at, where in heads]
                     bodies.append(PdfReader(io.BytesIO(pdf)))
-                count = sum(len(body.pages) for body in bodies)
+                    count += len(bodies[-1].pages)
                 footers = print_footers(context, doc, config, count)
                 writer = assemble(context, doc, bodies, found, config)
                 if doc is course:
