@@ -205,7 +205,7 @@ def print_body(
     page.wait_for_function(TYPESET)
     # Not tagged: the bookmarks come from the headings' named places, and a tagged
     # PDF with Chromium's outline took longer to print (the course: 169 s, not 148 s)
-    pdf = page.pdf(format="A4")
+    pdf = trimmed(page.pdf(format="A4"))
     page.close()
     return pdf, headings(PdfReader(io.BytesIO(pdf)), found)
 
@@ -224,7 +224,7 @@ def print_footers(context, doc: Document, config: dict, count: int) -> PdfReader
         footer_template=FOOTER.format(html.escape(footer)),
     )
     page.close()
-    reader = PdfReader(io.BytesIO(pdf))
+    reader = PdfReader(io.BytesIO(trimmed(pdf)))
     if len(reader.pages) != count:
         raise RuntimeError(f"{doc.file}: {len(reader.pages)} footers for {count} pages")
     return reader
@@ -289,7 +289,7 @@ def render(context, body: str) -> PdfReader:
     page.set_content(f"<!doctype html><meta charset=utf-8>{STYLE}{body}")
     pdf = page.pdf(format="A4")
     page.close()
-    return PdfReader(io.BytesIO(pdf))
+    return PdfReader(io.BytesIO(trimmed(pdf)))
 
 
 def cover(doc: Document, config: dict) -> str:
@@ -378,7 +378,7 @@ def assemble(context, doc: Document, bodies: list[PdfReader], found: list, confi
 # Chromium's drawing of a page is verbose: it places every glyph with its own
 # move (`dx 0 Td <glyph> Tj`), writes coordinates to seven digits and wraps
 # everything in marked content for the structure tree, which merging drops.
-# trim() writes each run of text as one string with kerning where needed
+# trimmed() writes each run of text as one string with kerning where needed
 # (`[<glyphs> -12 <glyphs>] TJ`: the same positions, to a thousandth of an em),
 # rounds positions to a tenth of a CSS pixel and other numbers to two decimals
 # (not in `cm`: its scale factors need every digit), and drops the marks. With
@@ -453,7 +453,13 @@ def drop_marks(data: bytes) -> bytes:
     return b"".join(kept) + data[start:]
 
 
-def trim(writer: PdfWriter) -> None:
+def trimmed(pdf: bytes) -> bytes:
+    """``pdf`` with each page's drawing trimmed. Every print is trimmed once, as it
+    comes from Chromium: a lesson's pages go into its PDF and the course's."""
+    reader = PdfReader(io.BytesIO(pdf))
+    writer = PdfWriter()
+    writer.pdf_header = reader.pdf_header  # Chromium's version, not pypdf's 1.3
+    writer.append(reader)
     for page in writer.pages:
         fonts = {
             name: glyph_widths(font.get_object())
@@ -465,6 +471,14 @@ def trim(writer: PdfWriter) -> None:
         data = DECIMALS.sub(lambda line: rounded(line, 2), data)
         contents.set_data(drop_marks(data))
         page.replace_contents(contents)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def finish(writer: PdfWriter) -> None:
+    """Compress the pages' drawing, give links their places, merge identical objects."""
+    for page in writer.pages:
         page.compress_content_streams(level=9)
     explicit_links(writer)
     writer.compress_identical_objects(remove_duplicates=True, remove_unreferenced=True)
@@ -538,7 +552,7 @@ def build(site: Path = SITE, out: Path | None = None, browser=None, log=print) -
                 if doc is course:
                     jump_inside(writer, course, config)
                 lay_footers(writer, writer.pages[-count:], footers)
-                trim(writer)
+                finish(writer)
                 path = out / doc.file
                 with path.open("wb") as f:
                     writer.write(f)
