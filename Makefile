@@ -31,7 +31,7 @@ export NO_MKDOCS_2_WARNING := 1
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: install install-latest reference serve build test test-installed test-fast test-portability test-reproducible test-reproducible-installed lint bench dist lock clean
+.PHONY: install install-latest reference serve build build-installed test test-installed test-fast test-portability test-reproducible test-reproducible-installed lint bench dist lock clean
 .PHONY: install-mutation install-uv install-pre-commit mutation pre-commit
 
 install: $(STAMP)
@@ -90,23 +90,27 @@ serve: install
 	$(BIN)/properdocs serve -f mkdocs.yml --dev-addr 127.0.0.1:8000
 
 build: install
-	$(BIN)/properdocs build --strict -f mkdocs.yml
+	$(MAKE) --no-print-directory build-installed
 
 # pytest-xdist: one worker per core; conftest.py says which tests share a worker
 # (a page's examples; the two reproducibility builds). `make test XDIST=` runs
 # everything in one process.
 XDIST ?= -n auto
 
-# Every test: the strict build first (browser tests read site/), the linters,
+# Every test: the strict build and the linters first (browser tests read site/),
 # then the kernel's unit/property/error tests, its docstring examples, every
 # page example, the notebooks and the browser tests.
 test: install
 	$(MAKE) --no-print-directory test-installed
 
+# The build and the linters run side by side (each is one process on one core;
+# --output-sync keeps each one's output together).
 test-installed:
-	$(BIN)/properdocs build --strict -f mkdocs.yml
-	$(MAKE) --no-print-directory lint
+	$(MAKE) --no-print-directory -j2 --output-sync=target build-installed lint
 	$(BIN)/pytest $(XDIST) --doctest-modules src tests docs
+
+build-installed:
+	$(BIN)/properdocs build --strict -f mkdocs.yml
 
 lint:
 	$(BIN)/ruff check .

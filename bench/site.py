@@ -73,9 +73,9 @@ CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)""")
 # `make build` does.
 MAKEFILE = (ROOT / "Makefile").read_text()
 MAKE_ENV = dict(re.findall(r"^export (\w+) := (\S+)$", MAKEFILE, re.M))
-# The command line of the Makefile's `build` target (properdocs, its options and
-# the configuration it names), so that this times what `make build` runs.
-BUILD = re.search(r"^build:.*\n\t\$\(BIN\)/(.+)$", MAKEFILE, re.M)
+# The command line of the Makefile's `build-installed` target (properdocs, its
+# options and the configuration it names), so that this times what `make build` runs.
+BUILD = re.search(r"^build-installed:.*\n\t\$\(BIN\)/(.+)$", MAKEFILE, re.M)
 BUILD_ARGS = BUILD.group(1).split() if BUILD else ["properdocs", "build", "--strict"]
 
 
