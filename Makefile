@@ -36,8 +36,10 @@ export OPENBLAS_NUM_THREADS := 1
 
 install: $(STAMP)
 
-$(STAMP): requirements.lock package-lock.json pyproject.toml
-	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): requirements.lock package-lock.json pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
 	$(BIN)/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
 	$(NPM) ci --no-audit --no-fund --loglevel=error
@@ -49,14 +51,26 @@ $(STAMP): requirements.lock package-lock.json pyproject.toml
 # them those cross-checks skip, saying how to run them. .ci/run installs them and
 # fails if any cross-check skips. Where the CPU build of torch is not on your
 # pip's index, pass its wheel index, e.g. REFERENCE_PIP_ARGS="--extra-index-url URL".
+#
+# What the reference lock pins that requirements.lock does not (tools/lock_own.py;
+# the packages both pin have one version) installs without dependencies, so it
+# needs no `make install` first: `make -j2 reference` runs its pip beside make
+# install's (each pip is one process on one core; .ci/run does this), and
+# `pip check` then confirms that every dependency is there.
 REFERENCE_PIP_ARGS ?=
 REFERENCE_STAMP := $(VENV)/.reference-stamp
+REFERENCE_OWN := $(VENV)/reference-own.lock
 
 reference: $(REFERENCE_STAMP)
 
-$(REFERENCE_STAMP): requirements-reference.lock $(STAMP)
-	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements-reference.lock $(REFERENCE_PIP_ARGS)
+$(REFERENCE_STAMP): $(REFERENCE_OWN) $(STAMP)
+	$(BIN)/python -m pip check --disable-pip-version-check
 	touch $(REFERENCE_STAMP)
+
+$(REFERENCE_OWN): requirements-reference.lock requirements.lock | $(BIN)/python
+	$(BIN)/python tools/lock_own.py requirements-reference.lock requirements.lock >$@.partial
+	$(BIN)/python -m pip install --quiet --disable-pip-version-check --require-hashes --no-deps -r $@.partial $(REFERENCE_PIP_ARGS)
+	mv $@.partial $@
 
 # Tools that one target alone uses, each in its own hash-locked group
 # (pyproject.toml's [dependency-groups], requirements-<group>.lock) and

@@ -67,3 +67,24 @@ def test_what_the_build_and_the_hooks_use_directly_is_declared():
     assert PYPROJECT["build-system"]["build-backend"] == "setuptools.build_meta"
     for name in ("setuptools", "latexcodec", "soupsieve", "properdocs"):
         assert name in pins("requirements.lock")
+
+
+def test_make_reference_installs_what_requirements_lock_does_not_pin(load):
+    """`make reference` installs the reference lock's own pins (tools/lock_own.py) with
+    --no-deps beside `make install`: every package the two locks share is left to
+    requirements.lock, and a shared package pinned differently stops the install."""
+    lock_own = load("tools/lock_own.py")
+    reference = (ROOT / "requirements-reference.lock").read_text(encoding="utf-8")
+    default = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    own = lock_own.own(reference, default)
+    assert {_name(n) for n, _, _ in PIN.findall(own)} == set(
+        pins("requirements-reference.lock")
+    ) - set(pins("requirements.lock"))
+    assert {"torch", "transformers"} <= {_name(n) for n, _, _ in PIN.findall(own)}
+    assert len(PIN.findall(own)) == len(re.findall(r"^[A-Za-z0-9]", own, re.M))  # hashed, whole
+    numpy = re.search(r"^numpy==\S+", default, re.M)[0]  # pinned by both locks
+    with pytest.raises(SystemExit, match="numpy"):
+        lock_own.own(reference.replace(numpy, "numpy==0.0.1"), default)
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    assert "tools/lock_own.py requirements-reference.lock requirements.lock" in makefile
+    assert "--no-deps -r $@.partial" in makefile
