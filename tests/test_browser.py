@@ -7,15 +7,15 @@ JavaScript dialog. Covered, on one page of each kind (``sample_pages``) or,
 with ``MFL_EVERY_PAGE=1`` (the weekly CI run), on every page: math typeset,
 figures loaded, reading aids and previous/next links on lesson pages, and
 axe-core in both palettes (tests/test_site.py checks every page's formulas,
-images and reading line without a browser). Then skill checks (score,
-reload, keyboard, numeric answers as typed, first answers scored, clearing),
-the practice queue and its empty state, private notes (persistence,
-export/import, no HTML interpretation, import validation), the palette
-toggle with an axe-core accessibility check in both palettes, search
-(results, an index without interface text or answers, highlighting on
-arrival from a result), the API reference's console examples, the theory
-notebooks' download, scroll cues on a phone, what a first visit fetches
-(against bench/site.py's weight list), and the README screenshot.
+images and reading line without a browser, and the API reference's console
+examples). Then skill checks (score, reload, keyboard, numeric answers as
+typed, first answers scored, clearing), the practice queue and its empty
+state, private notes (persistence, export/import, no HTML interpretation,
+import validation), the palette toggle with an axe-core accessibility check
+in both palettes, search (results, an index without interface text or
+answers, highlighting on arrival from a result), the theory notebooks'
+download, scroll cues on a phone, what a first visit fetches (against
+bench/site.py's weight list), and the README screenshot.
 
 Without /usr/bin/chromium these tests skip locally and fail in CI (``CI`` set).
 """
@@ -753,40 +753,6 @@ def test_first_visit_fetches_what_the_weight_budget_counts(browser, base_url, si
 
 
 # --- reader experience (issue #18) -----------------------------------------------
-
-REFERENCE_MODULES = sorted(p.stem for p in (DOCS / "reference").glob("*.md") if p.stem != "index")
-
-
-CONSOLE_PROMPTS = """() => [...document.querySelectorAll('.doc-function')].map(f => [
-  f.querySelector('.doc-heading').id,
-  [...f.querySelectorAll('.doc-contents .highlight .gp')].filter(p => p.textContent.includes('>>>')).length])"""
-
-
-def test_api_reference_examples_are_highlighted_console_blocks(tab):
-    """Each documented function shows its doctest as a Python console block, not as
-    Markdown quotes (``>>>`` once rendered as three nested blockquotes)."""
-    assert len(REFERENCE_MODULES) >= 9
-    examples = 0
-    for module in REFERENCE_MODULES:
-        open_page(tab, f"reference/{module}/")
-        assert tab.locator(".doc-contents blockquote").count() == 0, f"{module}: blockquotes"
-        prompts = tab.evaluate(CONSOLE_PROMPTS)  # [heading id, count] per function, one call
-        assert len(prompts) >= 3, module
-        for name, count in prompts:
-            assert count >= 1, f"{name}: no highlighted console example"
-            examples += count
-        # the call and its printed result are separate lines of one block
-        if module == "similarity":
-            block = tab.locator("[id='llmmath.similarity.dot'] ~ .doc-contents .highlight").filter(
-                has=tab.locator(".gp")
-            )
-            lines = block.first.inner_text().splitlines()
-            assert lines[:2] == [
-                ">>> dot([1.0, 2.0, 3.0], [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]])",
-                "array([1., 6.])",
-            ], lines
-    assert examples >= 80
-    tab.watch.check()
 
 
 def numeric_question(page):

@@ -443,3 +443,39 @@ def test_search_results_read_math_as_text_without_page_furniture(site_dir):
 )
 def test_tex_becomes_searchable_text(load, tex, text):
     assert load("hooks/search.py").tex_text(tex) == text
+
+
+def test_api_reference_examples_are_highlighted_console_blocks(site_dir):
+    """Each documented function shows its doctest as a Python console block, not as
+    Markdown quotes (``>>>`` once rendered as three nested blockquotes). Checked in
+    the built HTML: no script of the site changes these blocks."""
+    from bs4 import BeautifulSoup
+
+    modules = sorted(
+        p.stem for p in (ROOT / "docs" / "reference").glob("*.md") if p.stem != "index"
+    )
+    assert len(modules) >= 9
+    examples = 0
+    for module in modules:
+        html_text = (site_dir / "reference" / module / "index.html").read_text(encoding="utf-8")
+        soup = BeautifulSoup(html_text, "html.parser")
+        assert not soup.select(".doc-contents blockquote"), f"{module}: blockquotes"
+        functions = soup.select(".doc-function")
+        assert len(functions) >= 3, module
+        for function in functions:
+            name = function.select_one(".doc-heading")["id"]
+            count = sum(
+                ">>>" in p.get_text() for p in function.select(".doc-contents .highlight .gp")
+            )
+            assert count >= 1, f"{name}: no highlighted console example"
+            examples += count
+        # the call and its printed result are separate lines of one block
+        if module == "similarity":
+            contents = soup.select_one("[id='llmmath.similarity.dot'] ~ .doc-contents")
+            block = next(b for b in contents.select(".highlight") if b.select(".gp"))
+            lines = block.get_text().splitlines()
+            assert lines[:2] == [
+                ">>> dot([1.0, 2.0, 3.0], [[1.0, 0.0, 0.0], [1.0, 1.0, 1.0]])",
+                "array([1., 6.])",
+            ], lines
+    assert examples >= 80
