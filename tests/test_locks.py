@@ -72,7 +72,8 @@ def test_what_the_build_and_the_hooks_use_directly_is_declared():
 def test_make_reference_installs_what_requirements_lock_does_not_pin(load):
     """`make reference` installs the reference lock's own pins (tools/lock_own.py) with
     --no-deps beside `make install`: every package the two locks share is left to
-    requirements.lock, and a shared package pinned differently stops the install."""
+    requirements.lock; a shared package pinned differently, or a pin the script cannot
+    read, stops the install."""
     lock_own = load("tools/lock_own.py")
     reference = (ROOT / "requirements-reference.lock").read_text(encoding="utf-8")
     default = (ROOT / "requirements.lock").read_text(encoding="utf-8")
@@ -85,6 +86,8 @@ def test_make_reference_installs_what_requirements_lock_does_not_pin(load):
     numpy = re.search(r"^numpy==\S+", default, re.M)[0]  # pinned by both locks
     with pytest.raises(SystemExit, match="numpy"):
         lock_own.own(reference.replace(numpy, "numpy==0.0.1"), default)
+    with pytest.raises(SystemExit, match="hashes"):  # never left out unnoticed
+        lock_own.own(reference + "unhashed==1.0\n", default)
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "tools/lock_own.py requirements-reference.lock requirements.lock" in makefile
     assert "--no-deps -r $@.partial" in makefile

@@ -22,12 +22,14 @@ PIN = re.compile(
 
 
 def pins(text: str) -> dict[str, tuple[str, str]]:
-    """Normalised name -> (the pin's text, its version)."""
-    return {
-        name.lower().replace("_", "-"): (match[0], version)
-        for match in PIN.finditer(text)
-        for name, version in [match.groups()[:2]]
-    }
+    """Normalised name -> (the pin's text, its version); every pin must carry its hashes."""
+    found = {}
+    for match in PIN.finditer(text):
+        name, version, _ = match.groups()
+        found[name.lower().replace("_", "-")] = (match[0], version)
+    if len(found) != len(re.findall(r"^[A-Za-z0-9]", text, re.M)):
+        raise SystemExit("a pin without its hashes (or in another form) in the lock")
+    return found
 
 
 def own(lock: str, other: str) -> str:
