@@ -186,12 +186,14 @@ def test_pages_typeset_their_math_and_load_their_figures(tab, offline):
 
 
 @pytest.mark.browser
-@pytest.mark.parametrize("device", [0, 3], ids=[DEVICE_IDS[0], DEVICE_IDS[3]])
-def test_search_works_from_a_file(browser, offline, device):
+@pytest.mark.parametrize(
+    "device_tab", [DEVICES[0], DEVICES[3]], ids=[DEVICE_IDS[0], DEVICE_IDS[3]], indirect=True
+)
+def test_search_works_from_a_file(device_tab):
     """On a desktop in the light palette and on a phone in the dark one: the two
     layouts of the search box, each palette once (it finds the same pages in either).
     Each run builds the search index from file:// anew, about 12 s of Chromium."""
-    tab = new_tab(browser, offline, *DEVICES[device])
+    tab = device_tab
     open_page(tab, "index.html")
     tab.keyboard.press("/")  # Material's shortcut opens and focuses the search box
     box = tab.locator("input.md-search__input")
@@ -210,7 +212,6 @@ def test_search_works_from_a_file(browser, offline, device):
     tab.wait_for_url(f"**/{PE}*")
     tab.wait_for_function(TYPESET)
     tab.check()
-    tab.context.close()
 
 
 @pytest.mark.browser

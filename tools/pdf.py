@@ -376,12 +376,11 @@ def assemble(context, doc: Document, bodies: list[PdfReader], found: list, confi
 
 
 # Chromium's drawing of a page is verbose: it places every glyph with its own
-# move (`dx 0 Td <glyph> Tj`), writes coordinates to seven digits and wraps
-# everything in marked content for the structure tree, which merging drops.
+# move (`dx 0 Td <glyph> Tj`) and writes coordinates to seven digits.
 # trimmed() writes each run of text as one string with kerning where needed
-# (`[<glyphs> -12 <glyphs>] TJ`: the same positions, to a thousandth of an em),
-# rounds positions to a tenth of a CSS pixel and other numbers to two decimals
-# (not in `cm`: its scale factors need every digit), and drops the marks. With
+# (`[<glyphs> -12 <glyphs>] TJ`: the same positions, to a thousandth of an em)
+# and rounds positions to a tenth of a CSS pixel and other numbers to two decimals
+# (not in `cm`: its scale factors need every digit). With
 # the print stylesheet's savings, this is what keeps a lesson under BUDGET.
 TEXT_RUN = re.compile(
     rb"BT\n(/\w+) ([\d.]+) Tf\n(1 0 0 -1 [-\d.]+ [-\d.]+ Tm)\n<([0-9A-F]+)> Tj\n"
@@ -391,7 +390,6 @@ MOVE = re.compile(rb"([-\d.]+) 0 Td <([0-9A-F]+)> Tj")
 POSITION = re.compile(rb"^[-\d. ]+ (?:Tm|m|l|c|v|y|re)$", re.M)
 DECIMALS = re.compile(rb"^(?!.* cm$).*\.\d{3}.*$", re.M)
 NUMBER = re.compile(rb"-?\d*\.\d+")
-MARK = re.compile(rb"/\w+ <</MCID \d+ >>BDC\n|\b(?:BDC|BMC)\b|\bEMC\b\n?")
 
 
 def glyph_widths(font) -> tuple[dict[int, float], float] | None:
@@ -438,21 +436,6 @@ def rounded(line: re.Match, places: int) -> bytes:
     return NUMBER.sub(number, line[0])
 
 
-def drop_marks(data: bytes) -> bytes:
-    """Drop the structure tree's marks (`/P <</MCID 3 >>BDC` ... `EMC`), keep the others."""
-    kept, open_marks, start = [], [], 0
-    for mark in MARK.finditer(data):
-        if mark[0].startswith(b"EMC"):
-            drop = open_marks.pop()
-        else:
-            drop = b"MCID" in mark[0]
-            open_marks.append(drop)
-        if drop:
-            kept.append(data[start : mark.start()])
-            start = mark.end()
-    return b"".join(kept) + data[start:]
-
-
 def trimmed(pdf: bytes) -> bytes:
     """``pdf`` with each page's drawing trimmed. Every print is trimmed once, as it
     comes from Chromium: a lesson's pages go into its PDF and the course's."""
@@ -469,7 +452,7 @@ def trimmed(pdf: bytes) -> bytes:
         data = TEXT_RUN.sub(functools.partial(one_string, fonts=fonts), contents.get_data())
         data = POSITION.sub(lambda line: rounded(line, 1), data)
         data = DECIMALS.sub(lambda line: rounded(line, 2), data)
-        contents.set_data(drop_marks(data))
+        contents.set_data(data)
         page.replace_contents(contents)
     out = io.BytesIO()
     writer.write(out)
@@ -492,10 +475,8 @@ def explicit_links(writer: PdfWriter) -> None:
     """
     names = writer.named_destinations
     for page in writer.pages:
-        page.pop("/StructParents", None)  # the structure tree is gone
         for annot in page.get("/Annots", []):
             annot = annot.get_object()
-            annot.pop("/StructParent", None)
             dest = annot.get("/Dest")
             if isinstance(dest, str) and dest in names:
                 annot[NameObject("/Dest")] = names[dest].dest_array
