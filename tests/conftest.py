@@ -33,6 +33,24 @@ REFERENCE_MODULES = ("torch", "transformers")
 REFERENCE_HINT = "run `make reference` to install the reference implementations"
 
 
+# pytest-xdist hands tests to its workers in the order they were collected, so a
+# long test collected late leaves the other worker idle while it runs alone at
+# the end. The longest go first: the sample pages in Chromium (loads and axe,
+# each palette), then the other browser tests, then the slow ones, then the rest.
+LONGEST = ("test_pages_typeset_load_figures_and_pass_axe_in_either_palette",)
+
+
+def pytest_collection_modifyitems(items):
+    def rank(item) -> int:
+        if getattr(item, "originalname", None) in LONGEST:
+            return 0
+        if item.get_closest_marker("browser"):
+            return 1
+        return 2 if item.get_closest_marker("slow") else 3
+
+    items.sort(key=rank)  # stable: each group keeps its collection order
+
+
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
     outcome = yield

@@ -89,12 +89,21 @@ def test_every_lesson_page_but_the_overviews_has_examples():
 
 
 # Running a notebook takes a Jupyter kernel of its own, about two seconds for
-# each of some forty pages. `make test` runs a sample: each lesson's common
-# mistakes (the install cell that adds pytest, errors the page expects) and
-# exercises (collapsed solutions), and every page with uncommitted changes;
-# .ci/run, and so every push, runs every page (MFL_EVERY_NOTEBOOK=1). Every
-# page's examples run in `pytest docs` either way, against the same kernel.
-SAMPLED_PAGES = ("common-mistakes.md", "exercises.md")
+# each of some forty pages. `make test` runs a sample, one page a lesson: two
+# lessons' common mistakes (the install cell that adds pytest, errors the page
+# expects) and one lesson's exercises (collapsed solutions, the plain install
+# cell), and every page with uncommitted changes; .ci/run, and so every push,
+# runs every page (MFL_EVERY_NOTEBOOK=1). Every page's examples run in
+# `pytest docs` either way, against the same kernel.
+SAMPLED_PAGES = (
+    "embedding-space-math/common-mistakes.md",
+    "attention-mechanism-math/exercises.md",
+    "positional-encodings/common-mistakes.md",
+)
+
+
+def _sampled(page: Path) -> bool:
+    return ids(page) in SAMPLED_PAGES
 
 
 def _edited_pages() -> set[Path] | None:
@@ -120,11 +129,12 @@ def notebooks_to_run() -> list[Path]:
     edited = _edited_pages()
     if edited is None:
         return WITH_EXAMPLES
-    return [p for p in WITH_EXAMPLES if p.name in SAMPLED_PAGES or p.resolve() in edited]
+    return [p for p in WITH_EXAMPLES if _sampled(p) or p.resolve() in edited]
 
 
 def test_the_sample_of_notebooks_covers_each_lesson_and_every_install_cell(built):
-    sample = [p for p in WITH_EXAMPLES if p.name in SAMPLED_PAGES]
+    sample = [p for p in WITH_EXAMPLES if _sampled(p)]
+    assert len(sample) == len(SAMPLED_PAGES)
     assert {p.parent for p in sample} == {p.parent for p in WITH_EXAMPLES}
 
     def install_cell(page: Path) -> str:

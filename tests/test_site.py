@@ -176,6 +176,26 @@ def test_every_lesson_page_links_to_its_theory_notebook(site_dir, lesson_dir):
         assert re.search(r'href="(\.\./)?theory/"', text), f"{page}: no link to the theory notebook"
 
 
+@pytest.mark.parametrize("lesson_dir", LESSONS)
+def test_each_theory_page_offers_its_notebook_with_an_install_cell_first(site_dir, lesson_dir):
+    """The file the theory page's download link fetches (tests/test_browser.py clicks it):
+    the source notebook, after a first cell that installs the kernel (as in Colab)."""
+    theory = site_dir / lesson_dir / "theory"
+    built = (theory / "index.html").read_text(encoding="utf-8")
+    link = re.search(r'class="mfl-notebook-download"><a [^>]*>', built)
+    assert link, "no download link"
+    # relative: the site serves the file itself, saved under the lesson's name
+    assert f'href="theory.ipynb" download="{lesson_dir}-theory.ipynb"' in link[0], link[0]
+    notebook = json.loads((theory / "theory.ipynb").read_text(encoding="utf-8"))
+    assert notebook["nbformat"] == 4 and len(notebook["cells"]) > 10
+    first, *rest = notebook["cells"]
+    assert first["cell_type"] == "code" and "%pip install -q math-for-llms==" in "".join(
+        first["source"]
+    )
+    source = ROOT / "docs" / lesson_dir / "theory.ipynb"
+    assert rest == json.loads(source.read_text(encoding="utf-8"))["cells"]
+
+
 def test_every_lesson_page_is_within_the_first_load_budget(site_dir, load):
     """300 KB gzipped on a first visit, figures included, fonts excluded (bench/site.py)."""
     bench = load("bench/site.py")
