@@ -336,3 +336,44 @@ def test_the_prefetched_cache_entry_is_the_one_the_plugin_reads(tmp_path, monkey
     page = SimpleNamespace(file=files.get_file_from_path(notebook.src_uri), abs_url="/e/theory/")
     plugin.on_pre_page(page, config, files)
     assert plugin._used_cache_paths == {prefetched}
+
+
+def test_a_notebook_that_raises_fails_the_build(tmp_path, monkeypatch):
+    """mkdocs.yml executes every notebook and allows no error; the worker's conversion
+    (``pool.notebook_html``, with the options the build passes) raises on a cell that
+    raises, and the build turns that into a PluginError at the notebook's page."""
+    from concurrent.futures import Future
+
+    import nbformat
+    import yaml
+    from mkdocs_jupyter.plugin import Plugin
+
+    v4 = nbformat.v4
+
+    entries = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["plugins"]
+    options = next(
+        e["mkdocs-jupyter"] for e in entries if isinstance(e, dict) and "mkdocs-jupyter" in e
+    )
+    assert options["execute"] is True and options["allow_errors"] is False
+    plugin = Plugin()
+    errors, _ = plugin.load_config(options)
+    assert not errors
+    nb2html = {name: plugin.config[name] for name in nbhook.NB2HTML_OPTIONS}
+    nb2html["execute"] = plugin.config["execute"]
+    notebook = v4.new_notebook(
+        cells=[v4.new_code_cell("x = 1"), v4.new_code_cell("raise ValueError('boom')")],
+        metadata={
+            "kernelspec": {"name": "python3", "display_name": "Python 3", "language": "python"}
+        },
+    )
+    path = tmp_path / "raises.ipynb"
+    nbformat.write(notebook, path)
+    with pytest.raises(Exception, match="boom"):
+        nbhook.pool.notebook_html(str(path), nb2html, plugin.config["toc_depth"])
+    # as the worker's error reaches the page
+    job: Future = Future()
+    job.set_exception(ValueError("boom"))
+    monkeypatch.setattr(nbhook, "_EXECUTING", {"x/theory.ipynb": (tmp_path / "entry", job)})
+    page = SimpleNamespace(file=SimpleNamespace(src_uri="x/theory.ipynb"))
+    with pytest.raises(PluginError, match="x/theory.ipynb: executing the notebook failed: boom"):
+        nbhook.on_pre_page(page, None, None)
