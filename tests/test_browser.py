@@ -6,13 +6,14 @@ does a console error, an uncaught page error, an HTTP error response or a
 JavaScript dialog. Covered, on one page of each kind (``sample_pages``) or,
 with ``MFL_EVERY_PAGE=1`` (the weekly CI run), on every page: math typeset,
 figures loaded, reading aids and previous/next links on lesson pages, and
-axe-core in both palettes (tests/test_site.py checks every page's formulas,
+axe-core in both palettes, with a skill check answered and the notes open
+(tests/test_site.py checks every page's formulas,
 images and reading line without a browser, and the API reference's console
 examples). Then skill checks (score, reload, keyboard, numeric answers as
 typed, first answers scored, clearing), the practice queue and its empty
 state, private notes (persistence, export/import, no HTML interpretation,
-import validation), the palette toggle with an axe-core accessibility check
-in both palettes, search (results, an index without interface text or
+import validation), the palette toggle with every control named in Chromium's
+accessibility tree in both palettes, search (results, an index without interface text or
 answers, highlighting on arrival from a result), the theory notebooks'
 download, scroll cues on a phone, what a first visit fetches (against
 bench/site.py's weight list), and the README screenshot.
