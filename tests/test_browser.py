@@ -597,14 +597,13 @@ def sample_pages(site: Path) -> list[str]:
             row for i, row in enumerate(rows) if not any(row[2] <= r[2] for r in rows[:i])
         ]
     everything = frozenset().union(*(row[2] for rows in candidates.values() for row in rows))
-    best = min(
-        (
-            (sum(row[0] for row in choice), sorted(row[1] for row in choice))
-            for choice in itertools.product(*candidates.values())
-            if frozenset().union(*(row[2] for row in choice)) == everything
-        ),
-    )
-    return best[1]
+    covers = [
+        (sum(row[0] for row in choice), sorted(row[1] for row in choice))
+        for choice in itertools.product(*candidates.values())
+        if frozenset().union(*(row[2] for row in choice)) == everything
+    ]
+    assert covers, "no choice of one page a kind holds every kind of content"
+    return min(covers)[1]
 
 
 def test_axe_samples_every_kind_of_page_and_content(site_dir):
@@ -663,10 +662,9 @@ def test_pages_typeset_load_figures_and_pass_axe_in_either_palette(
     assert len(paths) >= 7
     problems = []
     math_pages = lessons = quizzes = 0
-    # a context of its own: Material stores the palette it picked in
-    # localStorage and prefers it to the media query from then on
-    # One page at a time: the work is CPU in the renderer, and pages loaded side
-    # by side in more tabs took longer on two cores.
+    # A context of its own: Material stores the palette it picked in localStorage
+    # and prefers it to the media query from then on. One page at a time: the work
+    # is CPU in the renderer, and pages side by side in three tabs took longer.
     tab = new_tab(browser, base_url, DESKTOP, scheme)
     for path in paths:
         open_page(tab, path)
