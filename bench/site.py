@@ -11,8 +11,9 @@ of these pairwise ratios is held to its budget (``TIME_BUDGETS``):
   slowest page blocks of the last run (pytest's ``--durations``);
 - the strict build (the Makefile's ``build`` command) cold, at most 30x
   (``MFL_CACHE=off``: no figure, notebook or page cache is read or kept,
-  as after ``make clean``; one run unless ``--cold-runs``), and warm, at most
-  4x (median of 3, after one build that fills the cache);
+  as after ``make clean``; median of 3, since one cold run can stray by a
+  tenth either way), and warm, at most 4x (median of 3, after one build
+  that fills the cache);
 - the weight of each lesson page on a first visit, against the budget of
   300 KB gzipped (``BUDGET``): PASS or FAIL per page.
 
@@ -286,7 +287,7 @@ def main(argv: list[str] | None = None) -> int:
         "--weight-only", action="store_true", help="only the page weights of the built site/"
     )
     parser.add_argument("--runs", type=int, default=3, help="runs of pytest docs, warm builds")
-    parser.add_argument("--cold-runs", type=int, default=1, help="runs of the cold build")
+    parser.add_argument("--cold-runs", type=int, default=3, help="runs of the cold build")
     args = parser.parse_args(argv)
     ok = True
     if not args.weight_only:
