@@ -25,11 +25,22 @@ SITE = ROOT / "site"
 sys.path.insert(0, str(ROOT / "hooks"))
 
 
-# The cross-checks against PyTorch and transformers skip when those are not installed
+# The cross-checks against the reference implementations skip when those are not installed
 # (`make test` does not install them). The skip says how to run them; with
 # MFL_REQUIRE_REFERENCE=1 (set by .ci/run, after `make reference`) a skipped
 # cross-check fails instead, so CI never passes without running them.
-REFERENCE_MODULES = ("torch", "transformers")
+REFERENCE_MODULES = (
+    "torch",
+    "transformers",
+    # the tokenizer libraries (Tokenization Math), and what Language Model Probability uses
+    "tokenizers",
+    "regex",
+    "sentencepiece",
+    "tiktoken",
+    "google.protobuf",
+    "tokenization_scorer",
+    "scipy",
+)
 REFERENCE_HINT = "run `make reference` to install the reference implementations"
 
 
