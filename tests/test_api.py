@@ -127,6 +127,35 @@ CONTRACT = {
         "removal_loss",
     ],
     "tokstats": ["renyi_entropy", "renyi_efficiency", "fertility", "premium"],
+    "likelihood": [
+        "cross_entropy",
+        "cross_entropy_grad",
+        "shift_labels",
+        "causal_lm_loss",
+        "token_logprobs",
+        "sequence_logprob",
+        "z_loss",
+        "z_loss_grad",
+    ],
+    "measures": [
+        "entropy",
+        "cross_entropy_dist",
+        "kl_divergence",
+        "perplexity",
+        "bits_per_byte",
+        "strided_windows",
+        "strided_nll",
+    ],
+    "sampling": [
+        "apply_temperature",
+        "top_k_filter",
+        "top_p_filter",
+        "min_p_filter",
+        "typical_filter",
+        "epsilon_filter",
+        "sample",
+    ],
+    "processors": ["repetition_penalty", "no_repeat_ngram_mask", "cfg_logprobs", "warp"],
 }
 SIGNATURES = {
     "param_count": "(vocab_size, d_model, *, tied=True, n_positions=0)",
@@ -204,6 +233,36 @@ SIGNATURES = {
     "renyi_efficiency": "(counts, alpha=2.5, *, vocab_size=None)",
     "fertility": "(pieces_per_word)",
     "premium": "(n_tokens, n_tokens_reference)",
+    "cross_entropy": "(logits, targets, *, ignore_index=None, label_smoothing=0.0, reduction='mean')",
+    "cross_entropy_grad": "(logits, targets, *, ignore_index=None, label_smoothing=0.0)",
+    "shift_labels": "(labels, *, ignore_index=-100)",
+    "causal_lm_loss": "(logits, labels, *, ignore_index=-100, label_smoothing=0.0, num_items=None)",
+    "token_logprobs": "(logits, ids)",
+    "sequence_logprob": "(logits, ids, *, start=1, mask=None)",
+    "z_loss": "(logits, *, coef=0.0001, mask=None)",
+    "z_loss_grad": "(logits, *, coef=0.0001, mask=None)",
+    "entropy": "(p, *, base=None)",
+    "cross_entropy_dist": "(p, q, *, base=None)",
+    "kl_divergence": "(p, q, *, base=None)",
+    "perplexity": "(nll, n_tokens=None)",
+    "bits_per_byte": "(nll, n_bytes)",
+    "strided_windows": "(n_tokens, max_length, stride)",
+    "strided_nll": "(window_logprobs, ids, max_length, stride, *, accounting='exact')",
+    "apply_temperature": "(logits, temperature)",
+    "top_k_filter": "(logits, k, *, min_keep=1)",
+    "top_p_filter": "(logits, top_p, *, min_keep=1)",
+    "min_p_filter": "(logits, min_p, *, min_keep=1)",
+    "typical_filter": "(logits, mass, *, min_keep=1)",
+    "epsilon_filter": "(logits, epsilon, *, min_keep=1)",
+    "sample": "(logits, rng, *, size=None)",
+    "repetition_penalty": "(logits, context_ids, penalty)",
+    "no_repeat_ngram_mask": "(context_ids, n, vocab_size)",
+    "cfg_logprobs": "(cond_logits, uncond_logits, guidance_scale)",
+    "warp": (
+        "(logits, *, context_ids=None, repetition_penalty=1.0, no_repeat_ngram_size=0, "
+        "temperature=1.0, top_k=None, top_p=1.0, min_p=None, typical_p=1.0, epsilon_cutoff=0.0, "
+        "min_keep=1)"
+    ),
 }
 
 

@@ -6,8 +6,9 @@ plausible-looking result). The one exception is ``-inf`` meaning "masked": logit
 ``softmax``, ``log_softmax``, ``cross_entropy`` and ``cross_entropy_grad``, the ``x`` of
 ``logsumexp`` and the ``scores`` of ``online_softmax_stats``, the ``bias`` of
 ``scaled_dot_product_attention``, ``multi_head_attention``, ``blockwise_attention`` and
-``sdpa_backward``, and the ``fill`` of ``mask_to_bias``; NaN and ``+inf`` are rejected there
-too.
+``sdpa_backward``, the ``fill`` of ``mask_to_bias``, and the logits of Language Model
+Probability's losses, filters and processors (``MASKED``); NaN and ``+inf`` are rejected there
+too. Tokenization Math's lattice functions take their scores as a mapping, checked per piece.
 """
 
 from __future__ import annotations
@@ -192,6 +193,55 @@ CASES = {
         ),
         ["factor", "base", "beta_fast", "beta_slow"],
     ),
+    # Tokenization Math (tokstats); segment's scores come in a mapping (SCORE_MAPS below)
+    "renyi_entropy": (dict(counts=np.array([3.0, 2.0, 1.0]), alpha=2.0), ["counts"]),
+    "renyi_efficiency": (dict(counts=np.array([3.0, 2.0, 1.0]), alpha=2.5), ["counts"]),
+    "premium": (
+        dict(n_tokens=np.array([3.0, 4.0]), n_tokens_reference=2.0),
+        ["n_tokens", "n_tokens_reference"],
+    ),
+    # Language Model Probability
+    "causal_lm_loss": (
+        dict(logits=arr(2, 3, 4), labels=np.array([[0, 1, 2], [3, 0, 1]]), label_smoothing=0.1),
+        ["logits", "label_smoothing"],
+    ),
+    "token_logprobs": (dict(logits=arr(3, 4), ids=np.array([0, 1, 2])), ["logits"]),
+    "sequence_logprob": (
+        dict(logits=arr(3, 4), ids=np.array([0, 1, 2]), mask=np.ones(3)),
+        ["logits", "mask"],
+    ),
+    "z_loss": (dict(logits=arr(2, 4), coef=1e-4, mask=np.ones(2)), ["logits", "coef", "mask"]),
+    "z_loss_grad": (dict(logits=arr(2, 4), coef=1e-4, mask=np.ones(2)), ["logits", "coef", "mask"]),
+    "entropy": (dict(p=np.array([0.5, 0.25, 0.25]), base=2.0), ["p", "base"]),
+    "cross_entropy_dist": (
+        dict(p=np.array([0.5, 0.5]), q=np.array([0.25, 0.75]), base=2.0),
+        ["p", "q", "base"],
+    ),
+    "kl_divergence": (
+        dict(p=np.array([0.5, 0.5]), q=np.array([0.25, 0.75]), base=2.0),
+        ["p", "q", "base"],
+    ),
+    "perplexity": (dict(nll=np.array([1.0, 2.0])), ["nll"]),
+    "bits_per_byte": (dict(nll=9.0, n_bytes=13), ["nll"]),
+    "apply_temperature": (dict(logits=arr(2, 4), temperature=0.7), ["logits", "temperature"]),
+    "top_k_filter": (dict(logits=arr(2, 4), k=2), ["logits"]),
+    "top_p_filter": (dict(logits=arr(2, 4), top_p=0.8), ["logits", "top_p"]),
+    "min_p_filter": (dict(logits=arr(2, 4), min_p=0.1), ["logits", "min_p"]),
+    "typical_filter": (dict(logits=arr(2, 4), mass=0.9), ["logits", "mass"]),
+    "epsilon_filter": (dict(logits=arr(2, 4), epsilon=0.01), ["logits", "epsilon"]),
+    "sample": (dict(logits=arr(2, 4), rng=np.random.default_rng(0)), ["logits"]),
+    "repetition_penalty": (
+        dict(logits=arr(2, 4), context_ids=np.array([0, 1]), penalty=1.3),
+        ["logits", "penalty"],
+    ),
+    "cfg_logprobs": (
+        dict(cond_logits=arr(4), uncond_logits=arr(4), guidance_scale=1.5),
+        ["cond_logits", "uncond_logits", "guidance_scale"],
+    ),
+    "warp": (
+        dict(logits=arr(2, 4), temperature=0.7, top_p=0.9),
+        ["logits", "temperature", "top_p"],
+    ),
 }
 # -inf means "masked" here; NaN and +inf are still rejected.
 MASKED = {
@@ -206,6 +256,22 @@ MASKED = {
     ("mask_to_bias", "fill"),
     ("multi_head_attention", "bias"),
     ("scaled_dot_product_attention", "bias"),
+    ("causal_lm_loss", "logits"),
+    ("token_logprobs", "logits"),
+    ("sequence_logprob", "logits"),
+    ("z_loss", "logits"),
+    ("z_loss_grad", "logits"),
+    ("apply_temperature", "logits"),
+    ("top_k_filter", "logits"),
+    ("top_p_filter", "logits"),
+    ("min_p_filter", "logits"),
+    ("typical_filter", "logits"),
+    ("epsilon_filter", "logits"),
+    ("sample", "logits"),
+    ("repetition_penalty", "logits"),
+    ("cfg_logprobs", "cond_logits"),
+    ("cfg_logprobs", "uncond_logits"),
+    ("warp", "logits"),
 }
 # Functions whose every argument is an integer, a string or a label: nothing to poison.
 NO_FLOAT_INPUT = {
@@ -228,12 +294,50 @@ NO_FLOAT_INPUT = {
     "relative_positions",
     "sliding_window_mask",
     "t5_bucket",
+    # Tokenization Math: text, bytes, ids and counts
+    "Merge",
+    "bytes_to_unicode",
+    "pretokenize",
+    "bpe_train",
+    "bpe_encode_word",
+    "bpe_vocab",
+    "bpe_encode_text",
+    "bpe_decode_ids",
+    "wordpiece_encode",
+    "count_segmentations",
+    "count_bounded_segmentations",
+    "fertility",
+    # Language Model Probability: ids and sizes
+    "no_repeat_ngram_mask",
+    "shift_labels",
+    "strided_windows",
+    "strided_nll",  # its window_logprobs come from a callable: checked in tests/test_measures.py
+}
+# Tokenization Math's lattice functions take their scores as a mapping piece -> float:
+# one poisoned score must raise naming that piece.
+TOY = {"a": np.log(0.3), "b": np.log(0.2), "ab": np.log(0.4), "ba": np.log(0.1)}
+SCORE_MAPS = {
+    "viterbi": dict(text="abab"),
+    "forward_backward": dict(text="abab"),
+    "segmentation_entropy": dict(text="abab", alpha=1.0),
+    "sample_segmentation": dict(text="abab", rng=np.random.default_rng(0)),
+    "em_step": dict(word_counts={"abab": 2, "aba": 1}),
+    "removal_loss": dict(word_counts={"abab": 2, "aba": 1}, piece="ba"),
 }
 PAIRS = [(name, arg) for name, (_, floats) in CASES.items() for arg in floats]
 
 
 def test_every_public_function_is_covered():
-    assert set(CASES) | NO_FLOAT_INPUT == set(lm.__all__)
+    assert set(CASES) | NO_FLOAT_INPUT | set(SCORE_MAPS) == set(lm.__all__)
+
+
+@pytest.mark.parametrize("name", sorted(SCORE_MAPS))
+@pytest.mark.parametrize("bad", [np.nan, np.inf, -np.inf])
+def test_a_non_finite_piece_score_raises_naming_the_piece(name, bad):
+    func = getattr(lm, name)
+    func(log_probs=TOY, **SCORE_MAPS[name])  # the valid call runs
+    with pytest.raises(ValueError, match=r"log_probs\['ab'\] must be finite"):
+        func(log_probs=dict(TOY, ab=bad), **SCORE_MAPS[name])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -9,9 +9,10 @@ References
 - Pennington, Socher & Manning, "GloVe: Global Vectors for Word Representation",
   EMNLP 2014 (no arXiv id; ACL Anthology D14-1162); reference: ``glove.c``
   (which adds a factor 1/2 to the cost; the contract here follows the paper).
-- ``cross_entropy`` matches ``torch.nn.functional.cross_entropy``
-  (``reduction="mean"``). ``softmax``, ``log_softmax`` and ``sigmoid`` moved to
-  ``llmmath.softmax`` and are still importable from here.
+- ``cross_entropy`` and ``cross_entropy_grad`` moved to ``llmmath.likelihood``
+  (where they gained ``ignore_index``, ``label_smoothing`` and ``reduction``);
+  ``softmax``, ``log_softmax`` and ``sigmoid`` moved to ``llmmath.softmax``. All
+  five are still importable from here.
 """
 
 from __future__ import annotations
@@ -23,54 +24,17 @@ import numpy as np
 
 from llmmath import _validate
 
-# Moved to llmmath.softmax; re-exported so that old imports and page links keep working.
-from llmmath.softmax import log_softmax, sigmoid, softmax
-
-
-def _logits_and_targets(logits: Any, targets: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    z = _validate.float_array(logits, "logits", func, min_ndim=1, neg_inf=True)
-    y = _validate.int_ids(targets, z.shape[-1], func, name="targets")
-    if y.shape != z.shape[:-1]:
-        raise ValueError(
-            f"{func}: targets must have the leading shape {z.shape[:-1]} of logits "
-            f"{z.shape}; got shape {y.shape}"
-        )
-    return z, y
+# Moved to llmmath.likelihood and llmmath.softmax; re-exported so that old imports and
+# page links keep working (cross_entropy's defaults are unchanged).
+from llmmath.likelihood import cross_entropy as cross_entropy
+from llmmath.likelihood import cross_entropy_grad as cross_entropy_grad
+from llmmath.softmax import log_softmax as log_softmax
+from llmmath.softmax import sigmoid, softmax
 
 
 def _mean_ce_grad(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     one_hot = np.arange(z.shape[-1]) == y[..., None]
     return (softmax(z) - one_hot) / y.size
-
-
-def cross_entropy(logits: Any, targets: Any) -> float:
-    """Mean negative log-likelihood ``-mean log softmax(logits)[targets]``.
-
-    logits: (..., V); targets: (...) integer ids in [0, V) -> Python float
-    (the mean over all leading positions, N = prod of the leading shape).
-
-    Examples
-    --------
-    >>> round(cross_entropy([[0.0, 0.0], [0.0, 0.0]], [0, 1]), 6)  # log 2
-    0.693147
-    """
-    z, y = _logits_and_targets(logits, targets, "cross_entropy")
-    picked = np.take_along_axis(log_softmax(z), y[..., None], axis=-1)
-    return float(-picked.mean())
-
-
-def cross_entropy_grad(logits: Any, targets: Any) -> np.ndarray:
-    """Gradient of ``cross_entropy`` with respect to the logits: ``(softmax − one_hot) / N``.
-
-    logits: (..., V); targets: (...) -> (..., V).
-
-    Examples
-    --------
-    >>> cross_entropy_grad([0.0, 0.0], 1)
-    array([ 0.5, -0.5])
-    """
-    z, y = _logits_and_targets(logits, targets, "cross_entropy_grad")
-    return _mean_ce_grad(z, y)
 
 
 def _output_layer(h: Any, W: Any, y: Any, func: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
