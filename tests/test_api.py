@@ -156,6 +156,28 @@ CONTRACT = {
         "sample",
     ],
     "processors": ["repetition_penalty", "no_repeat_ngram_mask", "cfg_logprobs", "warp"],
+    "search": [
+        "greedy_decode",
+        "beam_search",
+        "length_penalized_score",
+        "gnmt_length_penalty",
+        "contrastive_scores",
+    ],
+    "speculative": [
+        "acceptance_rate",
+        "residual_distribution",
+        "speculative_output_distribution",
+        "speculative_step",
+        "expected_tokens_per_step",
+        "speculative_speedup",
+    ],
+    "calibration": [
+        "reliability_bins",
+        "expected_calibration_error",
+        "temperature_nll",
+        "fit_temperature",
+        "pass_at_k",
+    ],
 }
 SIGNATURES = {
     "param_count": "(vocab_size, d_model, *, tied=True, n_positions=0)",
@@ -263,6 +285,25 @@ SIGNATURES = {
         "temperature=1.0, top_k=None, top_p=1.0, min_p=None, typical_p=1.0, epsilon_cutoff=0.0, "
         "min_keep=1)"
     ),
+    "greedy_decode": "(step_logprobs, prompt, max_new_tokens, *, eos_id=None, no_repeat_ngram_size=0)",
+    "beam_search": (
+        "(step_logprobs, prompt, num_beams, max_new_tokens, *, eos_id, length_penalty=1.0, "
+        "early_stopping=False, no_repeat_ngram_size=0)"
+    ),
+    "length_penalized_score": "(sum_logprob, length, length_penalty=1.0)",
+    "gnmt_length_penalty": "(length, length_penalty)",
+    "contrastive_scores": "(expert_logprobs, amateur_logprobs, *, alpha=0.1)",
+    "acceptance_rate": "(p, q)",
+    "residual_distribution": "(p, q)",
+    "speculative_output_distribution": "(p, q)",
+    "speculative_step": "(p, q, draft, rng)",
+    "expected_tokens_per_step": "(accept_rate, gamma)",
+    "speculative_speedup": "(accept_rate, gamma, cost_ratio)",
+    "reliability_bins": "(confidences, correct, n_bins=15)",
+    "expected_calibration_error": "(confidences, correct, n_bins=15)",
+    "temperature_nll": "(logits, labels, temperature)",
+    "fit_temperature": "(logits, labels)",
+    "pass_at_k": "(n, c, k)",
 }
 
 

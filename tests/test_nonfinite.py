@@ -242,6 +242,64 @@ CASES = {
         dict(logits=arr(2, 4), temperature=0.7, top_p=0.9),
         ["logits", "temperature", "top_p"],
     ),
+    "length_penalized_score": (
+        dict(sum_logprob=-2.5, length=5, length_penalty=1.0),
+        ["sum_logprob", "length_penalty"],
+    ),
+    "gnmt_length_penalty": (dict(length=5, length_penalty=0.6), ["length_penalty"]),
+    # -inf log-probabilities are allowed only outside V_head (amateur) and are tested
+    # in tests/test_search.py; here the threshold
+    "contrastive_scores": (
+        dict(
+            expert_logprobs=np.log([0.5, 0.3, 0.2]),
+            amateur_logprobs=np.log([0.6, 0.2, 0.2]),
+            alpha=0.1,
+        ),
+        ["alpha"],
+    ),
+    "acceptance_rate": (dict(p=np.array([0.5, 0.3, 0.2]), q=np.array([0.2, 0.5, 0.3])), ["p", "q"]),
+    "residual_distribution": (
+        dict(p=np.array([0.5, 0.3, 0.2]), q=np.array([0.2, 0.5, 0.3])),
+        ["p", "q"],
+    ),
+    "speculative_output_distribution": (
+        dict(p=np.array([0.5, 0.3, 0.2]), q=np.array([0.2, 0.5, 0.3])),
+        ["p", "q"],
+    ),
+    "speculative_step": (
+        dict(
+            p=np.full((2, 3), 1 / 3),
+            q=np.full((1, 3), 1 / 3),
+            draft=np.array([1]),
+            rng=np.random.default_rng(0),
+        ),
+        ["p", "q"],
+    ),
+    "expected_tokens_per_step": (dict(accept_rate=0.8, gamma=4), ["accept_rate"]),
+    "speculative_speedup": (
+        dict(accept_rate=0.8, gamma=4, cost_ratio=0.05),
+        ["accept_rate", "cost_ratio"],
+    ),
+    "reliability_bins": (
+        dict(confidences=np.array([0.9, 0.6, 0.7]), correct=np.array([1, 0, 1]), n_bins=5),
+        ["confidences"],
+    ),
+    "expected_calibration_error": (
+        dict(confidences=np.array([0.9, 0.6, 0.7]), correct=np.array([1, 0, 1]), n_bins=5),
+        ["confidences"],
+    ),
+    # a -inf logit masks a class unless it sits on a label (tests/test_calibration.py)
+    "temperature_nll": (
+        dict(logits=arr(3, 4), labels=np.array([0, 1, 2]), temperature=1.5),
+        ["temperature"],
+    ),
+    "fit_temperature": (
+        dict(
+            logits=np.array([[2.0, 1.0, 0.0], [0.0, 2.0, 1.0], [1.0, 0.0, 2.0], [2.0, 0.0, 1.0]]),
+            labels=np.array([0, 1, 1, 2]),
+        ),
+        [],
+    ),
 }
 # -inf means "masked" here; NaN and +inf are still rejected.
 MASKED = {
@@ -272,6 +330,7 @@ MASKED = {
     ("cfg_logprobs", "cond_logits"),
     ("cfg_logprobs", "uncond_logits"),
     ("warp", "logits"),
+    ("length_penalized_score", "sum_logprob"),
 }
 # Functions whose every argument is an integer, a string or a label: nothing to poison.
 NO_FLOAT_INPUT = {
@@ -312,6 +371,10 @@ NO_FLOAT_INPUT = {
     "shift_labels",
     "strided_windows",
     "strided_nll",  # its window_logprobs come from a callable: checked in tests/test_measures.py
+    # the model is a callable; its log-probabilities are checked in tests/test_search.py
+    "greedy_decode",
+    "beam_search",
+    "pass_at_k",
 }
 # Tokenization Math's lattice functions take their scores as a mapping piece -> float:
 # one poisoned score must raise naming that piece.

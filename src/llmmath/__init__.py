@@ -17,6 +17,13 @@ from .attention import (
     scaled_dot_product_attention,
     split_heads,
 )
+from .calibration import (
+    expected_calibration_error,
+    fit_temperature,
+    pass_at_k,
+    reliability_bins,
+    temperature_nll,
+)
 from .diagnostics import (
     dequantize,
     memory_bytes,
@@ -125,6 +132,13 @@ from .sampling import (
     top_p_filter,
     typical_filter,
 )
+from .search import (
+    beam_search,
+    contrastive_scores,
+    gnmt_length_penalty,
+    greedy_decode,
+    length_penalized_score,
+)
 from .segment import (
     count_bounded_segmentations,
     count_segmentations,
@@ -146,6 +160,14 @@ from .similarity import (
     top_k,
 )
 from .softmax import logsumexp, softmax_jacobian
+from .speculative import (
+    acceptance_rate,
+    expected_tokens_per_step,
+    residual_distribution,
+    speculative_output_distribution,
+    speculative_speedup,
+    speculative_step,
+)
 from .tokenize import (
     Merge,
     bpe_decode_ids,
@@ -177,9 +199,10 @@ from .training import (
     softmax,
 )
 
-__version__ = "0.3.0"  # read by pyproject.toml; CHANGELOG.md and CITATION.cff follow it
+__version__ = "0.4.0"  # read by pyproject.toml; CHANGELOG.md and CITATION.cff follow it
 
 __all__ = [
+    "acceptance_rate",
     "alibi_bias",
     "alibi_slopes",
     "all_but_the_top",
@@ -191,6 +214,7 @@ __all__ = [
     "attention_entropy",
     "attention_flops",
     "attention_rollout",
+    "beam_search",
     "bits_per_byte",
     "blockwise_attention",
     "bpe_decode_ids",
@@ -203,6 +227,7 @@ __all__ = [
     "causal_mask",
     "center",
     "cfg_logprobs",
+    "contrastive_scores",
     "cosine",
     "count_bounded_segmentations",
     "count_segmentations",
@@ -218,12 +243,17 @@ __all__ = [
     "entropy",
     "epsilon_filter",
     "euclidean",
+    "expected_calibration_error",
+    "expected_tokens_per_step",
     "fertility",
     "fit_probe",
+    "fit_temperature",
     "forward_backward",
     "glove_grads",
     "glove_loss",
     "glove_weight",
+    "gnmt_length_penalty",
+    "greedy_decode",
     "half_to_interleaved",
     "hidden_grad",
     "interleaved_to_half",
@@ -231,6 +261,7 @@ __all__ = [
     "key_padding_mask",
     "kl_divergence",
     "kv_cache_bytes",
+    "length_penalized_score",
     "linear_attention",
     "linear_scaled_frequencies",
     "llama3_frequencies",
@@ -260,6 +291,7 @@ __all__ = [
     "packed_position_ids",
     "pad_ids",
     "param_count",
+    "pass_at_k",
     "pca",
     "perplexity",
     "position_ids",
@@ -271,12 +303,14 @@ __all__ = [
     "quantize_int8",
     "recall_at_k",
     "relative_positions",
+    "reliability_bins",
     "remap_rows",
     "removal_loss",
     "renyi_efficiency",
     "renyi_entropy",
     "repeat_kv",
     "repetition_penalty",
+    "residual_distribution",
     "resize",
     "rope_cos_sin",
     "rope_frequencies",
@@ -300,11 +334,15 @@ __all__ = [
     "sliding_window_mask",
     "softmax",
     "softmax_jacobian",
+    "speculative_output_distribution",
+    "speculative_speedup",
+    "speculative_step",
     "split_heads",
     "strided_nll",
     "strided_windows",
     "t5_bias",
     "t5_bucket",
+    "temperature_nll",
     "tied_logits",
     "token_logprobs",
     "top_k",
