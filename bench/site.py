@@ -63,7 +63,12 @@ FLOOR = [sys.executable, "-c", "import numpy, matplotlib.pyplot, sybil, pytest, 
 TIME_BUDGETS = {"pytest docs": 8.0, "build, cold": 30.0, "build, warm": 4.0}
 SLOWEST = 10  # page blocks listed after the `pytest docs` timing
 # lesson folders (hooks/reader.py), in course order
-LESSONS = ("embedding-space-math", "attention-mechanism-math", "positional-encodings")
+LESSONS = (
+    "tokenization-math",
+    "embedding-space-math",
+    "attention-mechanism-math",
+    "positional-encodings",
+)
 FONTS = (".woff2", ".woff", ".ttf", ".otf", ".eot")
 SEARCH_INDEX = "search/search_index.json"
 CSS_URL = re.compile(r"""url\(\s*['"]?([^'")]+)['"]?\s*\)""")

@@ -1,8 +1,8 @@
 """Reading aids and the private-notes panel on every lesson page.
 
 A *lesson page* is any page in a top-level folder of ``docs/`` other than
-``reference/`` (``embedding-space-math/``, ``attention-mechanism-math/``,
-``positional-encodings/``; a new lesson folder gets
+``reference/`` (``tokenization-math/``, ``embedding-space-math/``,
+``attention-mechanism-math/``, ``positional-encodings/``; a new lesson folder gets
 everything below without any work from its author). Home, References and
 Practice sit at the top level and are not lessons.
 

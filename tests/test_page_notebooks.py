@@ -96,6 +96,7 @@ def test_every_lesson_page_but_the_overviews_has_examples():
 # runs every page (MFL_EVERY_NOTEBOOK=1). Every page's examples run in
 # `pytest docs` either way, against the same kernel.
 SAMPLED_PAGES = (
+    "tokenization-math/unigram-language-model.md",
     "embedding-space-math/common-mistakes.md",
     "attention-mechanism-math/exercises.md",
     "positional-encodings/common-mistakes.md",

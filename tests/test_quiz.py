@@ -290,14 +290,21 @@ def _stored_keys(nav: list, reader) -> dict[str, set]:
     return keys
 
 
-def test_inserting_a_lesson_changes_no_key_a_reader_has_stored(load):
+@pytest.mark.parametrize(
+    "inserted,slug",
+    [
+        ("Tokenization Math", "tokenization-math"),
+        ("Attention Mechanism Math", "attention-mechanism-math"),
+    ],
+)
+def test_inserting_a_lesson_changes_no_key_a_reader_has_stored(load, inserted, slug):
     """Adding Attention Mechanism Math as the second lesson moved Positional
-    Encodings from second to third in the nav: every note, answer, visit and
-    practice entry stored before must be found under the same key after."""
+    Encodings from second to third in the nav, and Tokenization Math, inserted
+    first, moved every other lesson down: every note, answer, visit and practice
+    entry stored before must be found under the same key after."""
     import yaml
 
     nav = yaml.safe_load((ROOT / "mkdocs.yml").read_text(encoding="utf-8"))["nav"]
-    inserted = "Attention Mechanism Math"
     before = [e for e in nav if not (isinstance(e, dict) and inserted in e)]
     assert len(before) == len(nav) - 1, f"no {inserted!r} section in the nav"
     reader = load("hooks/reader.py")
@@ -309,7 +316,7 @@ def test_inserting_a_lesson_changes_no_key_a_reader_has_stored(load):
     # a key is the page's URL, made from its file's path (folder and slug),
     # and the question's id: no lesson number or nav position in it. (Without
     # the mkdocs-jupyter plugin a notebook's URL is its file's: theory.ipynb.)
-    assert "attention-mechanism-math/" in new["page"]
+    assert f"{slug}/" in new["page"]
     pattern = r"[a-z-]+/([a-z0-9-]+/|theory\.ipynb)?"
     odd = [key for key in new["page"] if not re.fullmatch(pattern, key)]
     assert not odd, odd

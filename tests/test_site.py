@@ -150,7 +150,27 @@ def test_reference_pages_render_docstrings(site_dir):
     assert "top_k" in page and "argpartition" in page or "partial sort" in page
 
 
-LESSONS = ["embedding-space-math", "attention-mechanism-math", "positional-encodings"]
+LESSONS = [
+    "tokenization-math",
+    "embedding-space-math",
+    "attention-mechanism-math",
+    "positional-encodings",
+]
+
+
+def nav_pages(lesson: str) -> list[str]:
+    """The lesson's pages in the nav (overview, sections, closing pages, notebook)."""
+    for entry in read_nav()["nav"]:
+        for items in entry.values() if isinstance(entry, dict) else []:
+            flat = [i if isinstance(i, str) else next(iter(i.values())) for i in items]
+            if flat and flat[0] == f"{lesson}/index.md":
+                return flat
+    raise AssertionError(f"{lesson} is not in the nav")
+
+
+def has_theory(lesson: str) -> bool:
+    """A lesson being written may not have its theory notebook yet."""
+    return f"{lesson}/theory.ipynb" in nav_pages(lesson)
 
 
 def test_the_lessons_are_the_nav_lessons_in_course_order(load):
@@ -168,18 +188,26 @@ def test_the_lessons_are_the_nav_lessons_in_course_order(load):
 
 @pytest.mark.parametrize("lesson_dir", LESSONS)
 def test_every_lesson_page_links_to_its_theory_notebook(site_dir, lesson_dir):
+    """Every page of a lesson links its theory notebook; a lesson without one yet links
+    none (the reading line would otherwise point at a page that is not there)."""
     lesson = site_dir / lesson_dir
     pages = [p for p in lesson.glob("*/index.html") if p.parent.name != "theory"]
-    assert len(pages) >= 12
+    assert len(pages) == len([p for p in nav_pages(lesson_dir) if p.endswith(".md")]) - 1
     for page in pages + [lesson / "index.html"]:
         text = page.read_text(encoding="utf-8")
-        assert re.search(r'href="(\.\./)?theory/"', text), f"{page}: no link to the theory notebook"
+        linked = re.search(r'href="(\.\./)?theory/"', text)
+        if has_theory(lesson_dir):
+            assert linked, f"{page}: no link to the theory notebook"
+        else:
+            assert not linked, f"{page}: links a theory notebook the lesson does not have"
 
 
 @pytest.mark.parametrize("lesson_dir", LESSONS)
 def test_each_theory_page_offers_its_notebook_with_an_install_cell_first(site_dir, lesson_dir):
     """The file the theory page's download link fetches (tests/test_browser.py clicks it):
     the source notebook, after a first cell that installs the kernel (as in Colab)."""
+    if not has_theory(lesson_dir):
+        pytest.skip(f"{lesson_dir} has no theory notebook yet (it is being written)")
     theory = site_dir / lesson_dir / "theory"
     built = (theory / "index.html").read_text(encoding="utf-8")
     link = re.search(r'class="mfl-notebook-download"><a [^>]*>', built)
@@ -260,7 +288,7 @@ def test_every_lesson_page_carries_its_reading_aids(site_dir, lesson_dir):
     """The reading line counts the headings the page has; the notes panel and the
     previous/next links are there (the browser tests see them shown on a sample)."""
     pages = sorted((site_dir / lesson_dir).rglob("index.html"))
-    assert len(pages) >= 14
+    assert len(pages) == len(nav_pages(lesson_dir))
     for page in pages:
         text = page.read_text(encoding="utf-8")
         meta = re.search(r'<span class="mfl-meta-headings">(\d+) headings?</span>', text)
