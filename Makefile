@@ -152,21 +152,33 @@ test-reproducible-installed:
 test-fast: install
 	$(BIN)/pytest -q --doctest-modules src tests docs -m "not browser and not slow"
 
-# Every page example and kernel docstring under two other numeric set-ups, so that
-# an expected output that only one CPU or BLAS build prints fails here first (see
-# CONTRIBUTING, "Outputs that hold on every machine"). The first uses OpenBLAS's
-# oldest x86 kernels with as many BLAS threads as a reader's plain `pytest docs`
-# gets (the rest of this Makefile uses one, above); the second Sandy Bridge's
-# kernels with one thread and numpy's dispatched SIMD loops (AVX2/AVX-512 and the
-# like, whichever this CPU has) switched off, so numpy runs its baseline loops.
+# Every page example, kernel docstring and kernel test under three other numeric
+# set-ups, so that an expected output or a tolerance that only one CPU or BLAS build
+# meets fails here first (see CONTRIBUTING, "Outputs that hold on every machine"). The
+# first uses OpenBLAS's oldest x86 kernels with as many BLAS threads as a reader's
+# plain `pytest docs` gets (the rest of this Makefile uses one, above); the second
+# Sandy Bridge's kernels (no FMA) with one thread and numpy's dispatched SIMD loops
+# (AVX2/AVX-512 and the like, whichever this CPU has) switched off, so numpy runs its
+# baseline loops; the third a CPU with AVX2 but no AVX-512 (issue #41, a reader's AMD
+# machine): Haswell's kernels, and numpy's AVX-512 loops switched off, so that its
+# sums, exp and log take their AVX2 paths. On a CPU without AVX-512 that is how
+# `make test` runs anyway, and the third is skipped.
+# The kernel's tests are tests/test_<module>.py for each module in src/llmmath (not
+# the browser, build and site tests, nor the API and non-finite-input checks, which no
+# rounding changes); their cross-checks against the reference implementations skip
+# here (tests/conftest.py, MFL_SKIP_REFERENCE): `make test` runs them.
 PORTABLE_CORES := $(if $(filter x86_64 amd64,$(shell uname -m)),Prescott Sandybridge,ARMV8 ARMV8)
 NPY_DISPATCHED = $(shell $(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d, __cpu_features__ as f; print(' '.join(x for x in d if f.get(x)))")
+NPY_AVX512 = $(shell $(BIN)/python -c "from numpy._core._multiarray_umath import __cpu_dispatch__ as d, __cpu_features__ as f; print(' '.join(x for x in d if f.get(x) and (x.startswith('AVX512') or x == 'X86_V4')))")
+KERNEL_TESTS = $(wildcard $(patsubst src/llmmath/%.py,tests/test_%.py,$(wildcard src/llmmath/[a-z]*.py)))
+PORTABLE_PYTEST = MFL_SKIP_REFERENCE=1 $(BIN)/pytest -q -rfE -p no:cacheprovider $(XDIST) \
+	--doctest-modules src docs $(KERNEL_TESTS)
 test-portability: install
-	env -u OPENBLAS_NUM_THREADS OPENBLAS_CORETYPE=$(word 1,$(PORTABLE_CORES)) \
-		$(BIN)/pytest -q -p no:cacheprovider $(XDIST) --doctest-modules src docs
+	env -u OPENBLAS_NUM_THREADS OPENBLAS_CORETYPE=$(word 1,$(PORTABLE_CORES)) $(PORTABLE_PYTEST)
 	OPENBLAS_NUM_THREADS=1 OPENBLAS_CORETYPE=$(word 2,$(PORTABLE_CORES)) \
-		NPY_DISABLE_CPU_FEATURES="$(NPY_DISPATCHED)" \
-		$(BIN)/pytest -q -p no:cacheprovider $(XDIST) --doctest-modules src docs
+		NPY_DISABLE_CPU_FEATURES="$(NPY_DISPATCHED)" $(PORTABLE_PYTEST)
+	$(if $(strip $(NPY_AVX512)),OPENBLAS_NUM_THREADS=1 OPENBLAS_CORETYPE=Haswell \
+		NPY_DISABLE_CPU_FEATURES="$(NPY_AVX512)" $(PORTABLE_PYTEST),@echo "test-portability: this CPU has no AVX-512: no third set-up")
 
 bench: install
 	$(BIN)/python bench/kernel.py

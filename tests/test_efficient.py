@@ -99,7 +99,12 @@ def test_blockwise_equals_sdpa_and_lse(block, case):
         allowed &= mask
     if kw.get("causal"):
         allowed &= causal_mask(*s.shape[-2:])
-    np.testing.assert_allclose(lse, lm.logsumexp(np.where(allowed, s, -np.inf)), rtol=1e-13)
+    # lse's error is absolute, not relative: the d-term scores (|s| < 5 here, scale applied
+    # before or after the matmul), then exp, the sum over up to 9 keys and the log carry some
+    # 150 u (u = 2^-53), ~2e-14. rtol alone would ask 4e-16 of the row where lse = 0.0045.
+    np.testing.assert_allclose(
+        lse, lm.logsumexp(np.where(allowed, s, -np.inf)), rtol=1e-13, atol=1e-13
+    )
     # the weights come back from lse: A = exp(S - lse) on visible keys
     seen = np.isfinite(lse)
     rebuilt = np.where(allowed, np.exp(s - np.where(seen, lse, 0.0)[..., None]), 0.0)

@@ -87,7 +87,9 @@ def test_sinusoidal_matches_distilbert_table():
 
 
 def test_rope_frequencies_hand_and_reference_formula():
-    np.testing.assert_allclose(rope_frequencies(8), [1.0, 0.1, 0.01, 0.001], rtol=1e-15)
+    # 1 / base^(2k/d): numpy's power is within a few ulp (budget 4: up to 8 u relative,
+    # u = 2^-53), then a division and the decimal literal round: 10 u, over 1e-15 = 9 u.
+    np.testing.assert_allclose(rope_frequencies(8), [1.0, 0.1, 0.01, 0.001], rtol=1e-14)
     theta = rope_frequencies(128, base=500000.0)
     np.testing.assert_array_equal(theta, 1.0 / 500000.0 ** (np.arange(0, 128, 2) / 128))
 
@@ -106,7 +108,9 @@ def test_apply_rope_hand_values_interleaved():
     out = apply_rope(x, inv_freq=[1.0, 0.5])  # positions 0, 1
     c1, s1, c5, s5 = math.cos(1), math.sin(1), math.cos(0.5), math.sin(0.5)
     expected = [[1.0, 0.0, 1.0, 0.0], [c1 - 2 * s1, s1 + 2 * c1, 3 * c5 - 4 * s5, 3 * s5 + 4 * c5]]
-    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-15)
+    # x cos + y sin with |x| + |y| <= 7: numpy's cos and sin (a few ulp, budget 4) against
+    # math's (1 ulp), 5 u each (u = 2^-53), plus the products' and sums' rounding: ~5e-15.
+    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-14)
 
 
 def test_apply_rope_hand_values_half():
@@ -114,7 +118,7 @@ def test_apply_rope_hand_values_half():
     out = apply_rope(x, positions=[1.0], inv_freq=[1.0, 0.5], layout="half")
     c1, s1, c5, s5 = math.cos(1), math.sin(1), math.cos(0.5), math.sin(0.5)
     expected = [[c1 - 3 * s1, 2 * c5 - 4 * s5, 3 * c1 + s1, 4 * c5 + 2 * s5]]
-    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-15)
+    np.testing.assert_allclose(out, expected, rtol=0, atol=1e-14)  # as above: |x| + |y| <= 6
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -348,7 +352,8 @@ def test_interpolate_table_matches_torch_align_corners():
 
 def test_linear_scaled_frequencies_hand_and_hf(llama_config, hf_rope_init):
     expected = [0.25, 0.025, 0.0025, 0.00025]
-    np.testing.assert_allclose(linear_scaled_frequencies(8, 4.0), expected, rtol=1e-15)
+    # rope_frequencies' power and division (see above), an exact / 4, the literals' rounding
+    np.testing.assert_allclose(linear_scaled_frequencies(8, 4.0), expected, rtol=1e-14)
     init = hf_rope_init("linear")
     for d, factor, base in [(64, 2.0, 10000.0), (128, 8.0, 500000.0)]:
         cfg = llama_config(d, {"rope_type": "linear", "factor": factor, "rope_theta": base})

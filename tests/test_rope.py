@@ -266,7 +266,9 @@ def test_llama3_matches_hf(factor, L0, low, high, base, llama_config, hf_rope_in
 
 
 def test_longrope_hand_values_and_attention_factor():
-    np.testing.assert_allclose(longrope_frequencies(4, [2.0, 1.0]), [0.5, 0.01], rtol=1e-15)
+    # 0.01 = 1 / 10000^(1/2): numpy's power (a few ulp, budget 4: up to 8 u, u = 2^-53),
+    # a division and the literal's rounding, 10 u, over 1e-15 = 9 u (0.5 is exact)
+    np.testing.assert_allclose(longrope_frequencies(4, [2.0, 1.0]), [0.5, 0.01], rtol=1e-14)
     np.testing.assert_array_equal(longrope_frequencies(8, np.ones(4)), rope_frequencies(8))
     assert longrope_attention_factor(1.0, 4096) == 1.0
     assert longrope_attention_factor(0.5, 4096) == 1.0
