@@ -68,6 +68,7 @@ LESSONS = (
     "embedding-space-math",
     "attention-mechanism-math",
     "positional-encodings",
+    "language-model-probability",
 )
 FONTS = (".woff2", ".woff", ".ttf", ".otf", ".eot")
 SEARCH_INDEX = "search/search_index.json"

@@ -2,7 +2,8 @@
 
 A *lesson page* is any page in a top-level folder of ``docs/`` other than
 ``reference/`` (``tokenization-math/``, ``embedding-space-math/``,
-``attention-mechanism-math/``, ``positional-encodings/``; a new lesson folder gets
+``attention-mechanism-math/``, ``positional-encodings/``,
+``language-model-probability/``; a new lesson folder gets
 everything below without any work from its author). Home, References and
 Practice sit at the top level and are not lessons.
 

@@ -286,17 +286,17 @@ def test_home_page_shows_every_lesson_with_reading_time_and_progress(tab):
     answer(first_question(tab, "choice"), right=True)
     open_page(tab, "")
     times = tab.locator(".mfl-lessons .mfl-reading-time").all_inner_texts()
-    assert len(times) == 4 and all(re.fullmatch(r"≈ \d+ min", t) for t in times), times
+    assert len(times) == 5 and all(re.fullmatch(r"≈ \d+ min", t) for t in times), times
     summaries = tab.locator(".mfl-progress-compact .mfl-progress-summary").all_inner_texts()
-    assert len(summaries) == 4
-    tokenization, esm, attention, pe = summaries
+    assert len(summaries) == 5
+    tokenization, esm, attention, pe, lmp = summaries
     assert "Visited 1 of" in esm and " 1 of " in esm and "correct" in esm, esm
-    for untouched in (tokenization, attention):
+    for untouched in (tokenization, attention, lmp):
         assert "Visited 0 of" in untouched and " 0 of " in untouched, untouched
     assert "Visited 1 of" in pe and " 0 of " in pe, pe
     # each lesson counts its own share of the practice queue
     assert "0 questions in your practice queue" in esm, esm
-    for untouched in (tokenization, attention):
+    for untouched in (tokenization, attention, lmp):
         assert "0 questions in your practice queue" in untouched, untouched
     assert "1 question in your practice queue" in pe, pe
     assert tab.locator(".mfl-progress-compact table").first.is_hidden()
@@ -1056,6 +1056,7 @@ def test_wide_formulas_and_code_show_that_they_scroll_on_a_phone(browser, base_u
         "embedding-space-math/",
         "attention-mechanism-math/",
         "positional-encodings/",
+        "language-model-probability/",
     ],
 )
 def test_section_maps_fit_a_phone_with_every_reading_time_in_view(browser, base_url, path):

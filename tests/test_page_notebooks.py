@@ -100,6 +100,7 @@ SAMPLED_PAGES = (
     "embedding-space-math/common-mistakes.md",
     "attention-mechanism-math/exercises.md",
     "positional-encodings/common-mistakes.md",
+    "language-model-probability/training-objective.md",
 )
 
 

@@ -47,6 +47,7 @@ LESSONS = [
     "embedding-space-math",
     "attention-mechanism-math",
     "positional-encodings",
+    "language-model-probability",
 ]
 WIDGETS = ["Check answer", "Your notes on this page", "Export all notes", "min read", "Visited 0"]
 

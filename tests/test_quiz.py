@@ -295,6 +295,7 @@ def _stored_keys(nav: list, reader) -> dict[str, set]:
     [
         ("Tokenization Math", "tokenization-math"),
         ("Attention Mechanism Math", "attention-mechanism-math"),
+        ("Language Model Probability", "language-model-probability"),
     ],
 )
 def test_inserting_a_lesson_changes_no_key_a_reader_has_stored(load, inserted, slug):

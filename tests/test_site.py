@@ -155,6 +155,7 @@ LESSONS = [
     "embedding-space-math",
     "attention-mechanism-math",
     "positional-encodings",
+    "language-model-probability",
 ]
 
 
