@@ -111,6 +111,55 @@ def test_blockwise_equals_sdpa_and_lse(block, case):
     np.testing.assert_allclose(np.where(seen[..., None], rebuilt, 0.0), w, atol=1e-13)
 
 
+# Leading (batch, head) axes as scaled_dot_product_attention broadcasts them: each
+# of q, k, v, mask and bias may carry an axis (or a size-1 axis) the others lack.
+# (q, k, v, mask, bias) leading shapes; None = no mask / no bias.
+LEADS = [
+    ((), (), (3,), None, None),  # v alone (an in-place update once refused this)
+    ((), (3,), (), None, None),  # k alone
+    ((3,), (), (), None, None),  # q alone
+    ((), (2, 1), (1, 3), None, None),  # k and v, different axes
+    ((1, 3), (), (2, 1, 1), None, None),  # v with more axes than q
+    ((2, 1, 1), (1, 3, 1), (1, 1, 4), None, None),  # one axis each
+    ((), (), (), (2,), None),  # the mask alone
+    ((), (), (), None, (3,)),  # the bias alone (ALiBi on head-less q, k, v)
+    ((), (), (2, 1), (3,), None),  # v and the mask
+    ((2, 1), (), (), (1,), (2, 3)),  # q, mask and bias
+]
+
+
+@pytest.mark.parametrize("causal", [False, True])
+@pytest.mark.parametrize("leads", LEADS, ids=lambda x: "/".join(map(str, x)))
+def test_blockwise_and_backward_broadcast_every_leading_axis_sdpa_does(leads, causal):
+    rng = np.random.default_rng(5)
+    tq, tk, d, dv = 4, 7, 3, 2
+    ql, kl, vl, ml, bl = leads
+    q = rng.normal(size=(*ql, tq, d))
+    k = rng.normal(size=(*kl, tk, d))
+    v = rng.normal(size=(*vl, tk, dv))
+    kw = {"causal": causal}
+    if ml is not None:
+        kw["mask"] = rng.random((*ml, tq, tk)) > 0.3
+    if bl is not None:
+        kw["bias"] = rng.normal(size=(*bl, tq, tk))
+    ref, w = sdpa(q, k, v, **kw)
+    out, lse = blockwise_attention(q, k, v, block_size=3, **kw)
+    assert out.shape == ref.shape and lse.shape == ref.shape[:-1]
+    # the tolerance of test_blockwise_equals_sdpa_and_lse (same sizes or smaller)
+    np.testing.assert_allclose(out, ref, rtol=1e-12, atol=1e-12 * np.abs(v).max())
+    # lse, written out: scores of every visible key
+    s = q @ np.swapaxes(k, -1, -2) / np.sqrt(d) + kw.get("bias", 0.0)
+    allowed = kw.get("mask", np.ones((tq, tk), bool))
+    if causal:
+        allowed = allowed & causal_mask(tq, tk)
+    want = np.broadcast_to(lm.logsumexp(np.where(allowed, s, -np.inf)), lse.shape)
+    # as in test_blockwise_equals_sdpa_and_lse: 3-term scores, a bias, at most 7 keys
+    np.testing.assert_allclose(lse, want, rtol=1e-13, atol=1e-13)
+    # the backward pass takes the same inputs and returns gradients shaped like them
+    dq, dk, dvv = sdpa_backward(q, k, v, np.ones(ref.shape), **kw)
+    assert (dq.shape, dk.shape, dvv.shape) == (q.shape, k.shape, v.shape)
+
+
 def test_blockwise_fully_masked_rows_give_zero_and_minus_inf():
     q, k, v, mask, _ = _problem()
     out, lse = blockwise_attention(q, k, v, block_size=3, mask=mask)

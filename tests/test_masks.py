@@ -287,3 +287,92 @@ def test_sliding_window_matches_transformers_mistral():
         kept = theirs.shape[-1]  # the keys transformers' cache still holds: the last ones
         np.testing.assert_array_equal(ours[:, -kept:], theirs)
         assert not ours[:, :-kept].any()  # the keys it dropped were outside every window
+
+
+# Behaviour of PyTorch that the Attention Mechanism Math pages state for the CPU build
+# (masking.md §4.2, common-mistakes.md mistake 4, why-this-matters.md): pinned here so
+# that an upgrade that changes it fails rather than leaving the pages wrong.
+
+
+def _empty_row_problem(torch, dtype):
+    """q, k, v (1, 2, 4, 8) and a (4, 4) mask whose query row 1 sees no key."""
+    g = torch.Generator().manual_seed(0)
+    q, k, v = (torch.randn(1, 2, 4, 8, generator=g, dtype=torch.float64) for _ in range(3))
+    allowed = torch.ones(4, 4, dtype=torch.bool)
+    allowed[1] = False
+    return q.to(dtype), k.to(dtype), v.to(dtype), allowed
+
+
+@pytest.mark.parametrize("dtype", ["float64", "float32", "float16", "bfloat16"])
+@pytest.mark.parametrize("backend", ["MATH", "FLASH_ATTENTION"])
+@pytest.mark.parametrize("kind", ["bool", "float"])
+def test_torch_sdpa_cpu_backends_zero_a_row_with_no_visible_key(dtype, backend, kind):
+    torch = pytest.importorskip("torch")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    dt = getattr(torch, dtype)  # the CPU flash kernel takes all four
+    q, k, v, allowed = _empty_row_problem(torch, dt)
+    mask = allowed
+    if kind == "float":  # the additive form: 0 where visible, -inf where blocked
+        mask = torch.zeros(4, 4, dtype=dt).masked_fill(~allowed, float("-inf"))
+    with sdpa_kernel(getattr(SDPBackend, backend)):
+        out = torch.nn.functional.scaled_dot_product_attention(q, k, v, attn_mask=mask)
+    assert torch.equal(out[..., 1, :], torch.zeros_like(out[..., 1, :]))  # zeros, no NaN
+    assert torch.isfinite(out).all()
+    # the other rows are ordinary attention: the kernel's output, to the dtype's rounding
+    ours, _ = scaled_dot_product_attention(
+        *(x.double().numpy() for x in (q, k, v)), mask=allowed.numpy()
+    )
+    # u = 2^-53, 2^-24, 2^-11, 2^-8: inputs, 8-term scores, weights and the weighted
+    # sum carry about 10 u between them, on values |v| < 4: atol ≈ 40 u
+    tol = {"float64": 1e-12, "float32": 1e-5, "float16": 2e-2, "bfloat16": 2e-1}[dtype]
+    np.testing.assert_allclose(out.double().numpy(), ours, rtol=0, atol=tol)
+
+
+def test_torch_cpu_has_only_the_math_and_flash_sdpa_backends():
+    # why-this-matters.md: on a CPU, SDPA chooses between a flash-style kernel and math
+    torch = pytest.importorskip("torch")
+    from torch.nn.attention import SDPBackend, sdpa_kernel
+
+    q, k, v, _ = _empty_row_problem(torch, torch.float32)
+    for name, runs in (
+        ("MATH", True),
+        ("FLASH_ATTENTION", True),
+        ("EFFICIENT_ATTENTION", False),
+        ("CUDNN_ATTENTION", False),
+    ):
+        with sdpa_kernel(getattr(SDPBackend, name)):
+            try:
+                torch.nn.functional.scaled_dot_product_attention(q, k, v)
+            except RuntimeError:
+                ran = False
+            else:
+                ran = True
+        assert ran == runs, name
+
+
+@pytest.mark.parametrize("batch_first", [True, False])
+@pytest.mark.parametrize("training", [True, False])
+@pytest.mark.parametrize("grad", [True, False])
+@pytest.mark.parametrize("need_weights", [True, False])
+def test_torch_multihead_attention_row_with_no_visible_key(
+    batch_first, training, grad, need_weights
+):
+    # masking.md §4.2: NaN whenever the weights are asked for, and in the inference
+    # fast path (batch_first self-attention, eval mode, no grad); otherwise the row is
+    # zeroed before the output projection, so the output is out_proj's bias
+    torch = pytest.importorskip("torch")
+    torch.manual_seed(0)
+    m = torch.nn.MultiheadAttention(8, 2, batch_first=batch_first)
+    m.train(training)
+    x = torch.randn(1, 4, 8) if batch_first else torch.randn(4, 1, 8)
+    blocked = torch.zeros(4, 4, dtype=torch.bool)  # torch: True = may not attend
+    blocked[1] = True
+    with torch.enable_grad() if grad else torch.no_grad():
+        out, _ = m(x, x, x, need_weights=need_weights, attn_mask=blocked)
+    row = (out[0, 1] if batch_first else out[1, 0]).detach()
+    fast_path = batch_first and not training and not grad
+    if need_weights or fast_path:
+        assert torch.isnan(row).all()
+    else:
+        assert torch.allclose(row, m.out_proj.bias.detach(), rtol=0, atol=1e-6)

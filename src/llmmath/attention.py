@@ -111,7 +111,8 @@ def scaled_dot_product_attention(
     ``ValueError`` instead of broadcasting to a cross-batch (B, B, Tq, Tk).
     causal: also apply ``causal_mask(Tq, Tk)`` (ANDed with ``mask``).
     scale: defaults to ``1/√d``.
-    Returns out: (..., Tq, dv) and weights: (..., Tq, Tk), each row summing to 1.
+    Returns out: (..., Tq, dv) and weights: (..., Tq, Tk), each row summing to 1
+    (0 for a query with no visible key, below).
 
     A query row that may attend no key at all (everything masked, or every
     score −inf) gets all-zero weights and a zero output, as PyTorch's

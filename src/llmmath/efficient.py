@@ -124,7 +124,10 @@ def blockwise_attention(
             s = np.where(np.arange(start, stop) <= np.arange(shape[-2])[:, None], s, -np.inf)
         m_new = np.maximum(m, s.max(axis=-1))
         shift = np.where(np.isfinite(m_new), m_new, 0.0)  # no visible key yet: exp gives 0
-        s -= shift[..., None]
+        if s.shape[:-1] == shift.shape:
+            s -= shift[..., None]  # in place: one (..., Tq, block) buffer
+        else:  # a leading axis that v alone carries: shift has it, q kᵀ does not
+            s = s - shift[..., None]
         p = np.exp(s, out=s)
         alpha = np.exp(m - shift)
         l = l * alpha + p.sum(axis=-1)  # noqa: E741
@@ -210,7 +213,8 @@ def linear_attention(
 
     ``mode="parallel"``: non-causal, ``φ(Q) S`` with ``S`` formed once (cost
     linear in T); causal, the masked (Tq, Tk) kernel matrix ``φ(Q) φ(K)ᵀ``
-    (quadratic, as when training). ``mode="recurrent"``: the running states
+    (quadratic; Katharopoulos et al. train in linear time with cumulative sums
+    instead). ``mode="recurrent"``: the running states
     ``S_t = S_{t−1} + φ(k_t) v_tᵀ``, ``z_t = z_{t−1} + φ(k_t)`` as cumulative
     sums over tokens (no Python loop), a (..., T, d, dv) array; non-causal uses
     the final state for every query. The two modes agree to 1e-12.

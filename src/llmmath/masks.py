@@ -10,8 +10,10 @@ References (and the implementation each function matches):
 - ``causal_mask``: ``align="top-left"`` is PyTorch's ``is_causal=True``;
   ``align="bottom-right"`` is ``torch.nn.attention.bias.causal_lower_right``.
 - ``sliding_window_mask``: the sliding-window causal mask of Hugging Face transformers
-  5.x ``masking_utils`` (``sliding_window_causal_mask_function``), as Mistral uses it
-  (Jiang et al. 2023, arXiv:2310.06825).
+  5.x ``masking_utils`` (``sliding_window_causal_mask_function``), which its Mistral
+  implementation uses: ``window`` keys, the query's own included. The Mistral paper
+  (Jiang et al. 2023, arXiv:2310.06825) writes positions ``i − W … i``, one key more:
+  its ``W`` is ``window − 1`` here.
 - ``prefix_lm_mask``: the prefix LM of Raffel et al. 2020 (T5, arXiv:1910.10683).
 - ``document_mask``: the block-diagonal mask of packed sequences, the mask that
   ``llmmath.attention.packed_position_ids`` needs beside it.
@@ -69,8 +71,14 @@ def key_padding_mask(attention_mask: Any) -> np.ndarray:
 
     The shape broadcasts against head-split scores ``(B, H, Tq, Tk)`` with ``Tk = T``:
     every query of every head ignores the padded keys. For head-less scores
-    ``(B, Tq, Tk)`` use ``key_padding_mask(m)[:, 0]``, shape ``(B, 1, T)``. A padded
-    query row still attends the real keys (its output is simply unused).
+    ``(B, Tq, Tk)`` use ``key_padding_mask(m)[:, 0]``, shape ``(B, 1, T)``. On its own
+    it leaves a padded query row attending the real keys (its output is simply
+    unused); combined with a causal mask under left padding, the leading pad rows
+    see no key at all (zero weights in ``scaled_dot_product_attention``).
+
+    >>> both = key_padding_mask([[0, 0, 1, 1]])[:, 0] & causal_mask(4)
+    >>> both.sum(axis=-1)  # visible keys per query: the two pad rows see none
+    array([[0, 0, 1, 2]])
 
     Examples
     --------

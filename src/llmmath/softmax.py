@@ -9,7 +9,8 @@ attribute ``llmmath.softmax`` of the package is the function ``softmax``.
 References
 ----------
 - ``softmax`` and ``log_softmax`` match ``torch.nn.functional.softmax`` and
-  ``log_softmax``; ``logsumexp`` matches ``torch.logsumexp`` (a row of ``-inf``
+  ``log_softmax`` (except that a slice of only ``-inf`` raises here, where torch
+  returns NaN); ``logsumexp`` matches ``torch.logsumexp`` (a row of ``-inf``
   gives ``-inf``); ``softmax_jacobian`` matches ``torch.func.jacrev`` of softmax.
 """
 
