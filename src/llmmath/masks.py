@@ -76,10 +76,6 @@ def key_padding_mask(attention_mask: Any) -> np.ndarray:
     unused); combined with a causal mask under left padding, the leading pad rows
     see no key at all (zero weights in ``scaled_dot_product_attention``).
 
-    >>> both = key_padding_mask([[0, 0, 1, 1]])[:, 0] & causal_mask(4)
-    >>> both.sum(axis=-1)  # visible keys per query: the two pad rows see none
-    array([[0, 0, 1, 2]])
-
     Examples
     --------
     >>> key_padding_mask([[1, 1, 0], [1, 1, 1]]).shape
@@ -87,6 +83,12 @@ def key_padding_mask(attention_mask: Any) -> np.ndarray:
     >>> key_padding_mask([[1, 1, 0], [1, 1, 1]])[:, 0, 0].astype(int)
     array([[1, 1, 0],
            [1, 1, 1]])
+
+    Left padding under a causal mask: the two pad rows see no key.
+
+    >>> both = key_padding_mask([[0, 0, 1, 1]])[:, 0] & causal_mask(4)
+    >>> both.sum(axis=-1)  # visible keys per query
+    array([[0, 0, 1, 2]])
     """
     f = "key_padding_mask"
     m = _validate._asarray(attention_mask, "attention_mask", f)
