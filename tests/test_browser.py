@@ -472,6 +472,8 @@ def test_palette_toggle_and_accessibility_in_both_palettes(tab):
 # be the first result, above the API reference, Notation, the exercises and
 # every page that only mentions the term (issue #29).
 SEARCHES = [
+    ("byte pair encoding", "/tokenization-math/byte-pair-encoding/"),
+    ("Viterbi", "/tokenization-math/unigram-language-model/"),
     ("cosine similarity", "/embedding-space-math/similarity-geometry/"),
     ("softmax", "/attention-mechanism-math/scaled-dot-product-attention/"),
     ("causal mask", "/attention-mechanism-math/masking/"),
@@ -485,6 +487,9 @@ SEARCHES = [
     ("NTK", "/positional-encodings/rope-scaling/"),
     ("position interpolation", "/positional-encodings/rope-scaling/"),
     ("T5 bucket", "/positional-encodings/relative-position-encodings/"),
+    ("label smoothing", "/language-model-probability/training-objective/"),
+    ("beam search", "/language-model-probability/deterministic-decoding/"),
+    ("speculative sampling", "/language-model-probability/speculative-and-guided-decoding/"),
 ]
 FIRST_RESULT = "li.md-search-result__item >> nth=0 >> a.md-search-result__link >> nth=0"
 

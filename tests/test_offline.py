@@ -8,12 +8,12 @@ is not for a file (any http(s) request: a CDN, the live site) fails a test,
 as does a console error or an uncaught page error.
 
 Checked in the browser: math typeset by KaTeX and figures loaded on a page
-of each kind, in each of the three lessons; a lesson page in both palettes on
+of each kind, in each of the five lessons; a lesson page in both palettes on
 a desktop and a phone (its math and figures, a skill-check question graded,
 notes kept across a reload); search finding a page of each lesson (a desktop
 in the light palette, a phone in the dark one); notes written in each lesson
 exported and imported together; the Practice page showing questions from the
-three lessons. Without a browser: the zip is
+five lessons. Without a browser: the zip is
 deterministic, every local link and asset on every page is a file in it, and
 ``mkdocs.offline.yml`` repeats ``mkdocs.yml``'s plugins and hooks.
 
@@ -34,10 +34,12 @@ from playwright.sync_api import expect
 
 ROOT = Path(__file__).resolve().parent.parent
 # A section page of each lesson, in course order.
+TOK = "tokenization-math/byte-pair-encoding.html"
 ESM = "embedding-space-math/similarity-geometry.html"
 AMM = "attention-mechanism-math/scaled-dot-product-attention.html"
 PE = "positional-encodings/rotary-position-embeddings.html"
-LESSON_PAGES = [ESM, AMM, PE]
+LMP = "language-model-probability/training-objective.html"
+LESSON_PAGES = [TOK, ESM, AMM, PE, LMP]
 LOCAL = ("file", "data", "blob", "about")
 
 TYPESET = (
@@ -146,6 +148,8 @@ def answer(load):
 # the site; here what differs is file://, and the link test below covers every page.)
 SAMPLE = [
     "index.html",
+    "tokenization-math/index.html",
+    TOK,
     "embedding-space-math/index.html",
     ESM,
     "embedding-space-math/theory.html",
@@ -156,6 +160,8 @@ SAMPLE = [
     "positional-encodings/index.html",
     PE,
     "positional-encodings/alibi.html",
+    "language-model-probability/index.html",
+    LMP,
     "notation.html",
     "kernel-checks.html",
     "reference/rope.html",
@@ -202,6 +208,8 @@ def test_search_works_from_a_file(device_tab):
         ("cosine similarity", ESM),
         ("scaled dot-product attention", AMM),
         ("RoPE", PE),
+        ("byte pair encoding", TOK),
+        ("label smoothing", LMP),
     ]:
         box.fill("")
         # typed: Material searches on keyup (fill() would go unseen, the index being ready)
@@ -209,7 +217,7 @@ def test_search_works_from_a_file(device_tab):
         hit = tab.locator(f'a.md-search-result__link[href*="{page}"]').filter(visible=True)
         expect(hit.first).to_be_visible(timeout=TIMEOUT)
     hit.first.click()
-    tab.wait_for_url(f"**/{PE}*")
+    tab.wait_for_url(f"**/{LMP}*")
     tab.wait_for_function(TYPESET)
     tab.check()
 
@@ -268,9 +276,9 @@ def test_notes_import_accepts_the_copys_own_pages(tab, tmp_path):
 
 
 @pytest.mark.browser
-def test_notes_from_the_three_lessons_export_and_import_together(tab, tmp_path):
+def test_notes_from_every_lesson_export_and_import_together(tab, tmp_path):
     """A note on a page of each lesson: each page keeps its own; "Export all notes"
-    writes the three under their .html keys; a fresh profile imports all three."""
+    writes them all under their .html keys; a fresh profile imports them all."""
     notes = {path: f"Offline note {k}: {path}" for k, path in enumerate(LESSON_PAGES)}
     for path, note in notes.items():
         open_page(tab, path)
@@ -293,7 +301,9 @@ def test_notes_from_the_three_lessons_export_and_import_together(tab, tmp_path):
     open_page(tab, LESSON_PAGES[0])
     tab.locator(".mfl-notes > summary").click()
     tab.locator(".mfl-notes-file").set_input_files(str(exported))
-    expect(tab.locator(".mfl-notes-status")).to_contain_text("Imported notes for 3 pages")
+    expect(tab.locator(".mfl-notes-status")).to_contain_text(
+        f"Imported notes for {len(LESSON_PAGES)} pages"
+    )
     for path, note in notes.items():
         open_page(tab, path)
         assert tab.locator("#mfl-note-text").input_value() == note, path
@@ -302,7 +312,7 @@ def test_notes_from_the_three_lessons_export_and_import_together(tab, tmp_path):
 
 @pytest.mark.browser
 @pytest.mark.parametrize("device", [0, 3], ids=[DEVICE_IDS[0], DEVICE_IDS[3]])
-def test_practice_shows_questions_from_the_three_lessons(browser, offline, device, answer):
+def test_practice_shows_questions_from_every_lesson(browser, offline, device, answer):
     tab = new_tab(browser, offline, *DEVICES[device])
     wrong = {}
     for path in LESSON_PAGES:
@@ -311,7 +321,8 @@ def test_practice_shows_questions_from_the_three_lessons(browser, offline, devic
         answer(form, right=False)
         wrong[path] = form.get_attribute("data-qid")
     open_page(tab, "practice.html")
-    assert tab.locator(".mfl-practice-status").inner_text().startswith("3 questions to ")
+    status = tab.locator(".mfl-practice-status").inner_text()
+    assert status.startswith(f"{len(LESSON_PAGES)} questions to "), status
     for path, qid in wrong.items():
         card = tab.locator(f'.mfl-practice-item[data-page="{path}"][data-qid="{qid}"]')
         expect(card.locator("form.mfl-quiz-q")).to_be_visible()
@@ -323,7 +334,8 @@ def test_practice_shows_questions_from_the_three_lessons(browser, offline, devic
     retry = tab.locator(f'.mfl-practice-item[data-qid="{wrong[AMM]}"] form.mfl-quiz-q')
     answer(retry, right=True)
     assert "Removed from your practice queue" in retry.locator(".mfl-quiz-feedback").inner_text()
-    assert tab.locator(".mfl-practice-status").inner_text().startswith("2 questions to ")
+    status = tab.locator(".mfl-practice-status").inner_text()
+    assert status.startswith(f"{len(LESSON_PAGES) - 1} questions to "), status
     tab.check()
     tab.context.close()
 
