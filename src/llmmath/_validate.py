@@ -164,3 +164,24 @@ def same_last_dim(a: np.ndarray, b: np.ndarray, names: str, func: str) -> None:
         raise ValueError(
             f"{func}: {names} must share the last dimension; got shapes {a.shape} and {b.shape}"
         )
+
+
+def prob_rows(x: Any, name: str, func: str, *, ndim: int | None = None) -> np.ndarray:
+    """Probability rows ``(..., V)``: finite, non-negative, each summing to 1 within 1e-9.
+
+    Never renormalizes silently: a row that does not sum to 1 is an error that names
+    the row. ``ndim`` also fixes the number of dimensions.
+    """
+    arr = float_array(x, name, func, min_ndim=1)
+    if ndim is not None and arr.ndim != ndim:
+        raise ValueError(f"{func}: {name} must be {ndim}-D; got shape {arr.shape}")
+    if arr.min() < 0:
+        raise ValueError(f"{func}: {name} must be non-negative probabilities; got {arr.min()}")
+    err = np.abs(arr.sum(axis=-1) - 1.0)
+    if np.max(err) > 1e-9:
+        row = tuple(int(i) for i in np.unravel_index(np.argmax(err), err.shape))
+        raise ValueError(
+            f"{func}: {name} rows must sum to 1 within 1e-9 (no silent renormalization); "
+            f"got a row summing to {float(arr.sum(axis=-1)[row])!r} at index {row}"
+        )
+    return arr

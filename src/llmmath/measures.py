@@ -38,23 +38,8 @@ def _log_base(base: Any, func: str) -> float:
     return float(np.log(b))
 
 
-def _probs(p: Any, name: str, func: str) -> np.ndarray:
-    """Probability rows ``(..., V)``: non-negative, each summing to 1 within 1e-9."""
-    arr = _validate.float_array(p, name, func, min_ndim=1)
-    if arr.min() < 0:
-        raise ValueError(f"{func}: {name} must be non-negative probabilities; got {arr.min()}")
-    err = np.abs(arr.sum(axis=-1) - 1.0)
-    if np.max(err) > 1e-9:
-        where = np.unravel_index(np.argmax(err), err.shape)
-        raise ValueError(
-            f"{func}: {name} rows must sum to 1 within 1e-9 (no silent renormalization); "
-            f"got a row summing to {arr.sum(axis=-1)[where]!r} at index {tuple(map(int, where))}"
-        )
-    return arr
-
-
 def _pair(p: Any, q: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    p, q = _probs(p, "p", func), _probs(q, "q", func)
+    p, q = _validate.prob_rows(p, "p", func), _validate.prob_rows(q, "q", func)
     _validate.same_last_dim(p, q, "p and q", func)
     try:
         np.broadcast_shapes(p.shape, q.shape)
@@ -85,7 +70,7 @@ def entropy(p: Any, *, base: float | None = None) -> np.ndarray:
     array([0., 1.])
     """
     f = "entropy"
-    p = _probs(p, "p", f)
+    p = _validate.prob_rows(p, "p", f)
     terms = np.where(p > 0, p * np.log(np.where(p > 0, p, 1.0)), 0.0)
     return (0.0 - terms.sum(axis=-1)) / _log_base(base, f)
 

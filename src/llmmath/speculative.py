@@ -23,24 +23,8 @@ from llmmath import _validate
 from llmmath.sampling import sample
 
 
-def _probs(x: Any, name: str, f: str, *, ndim: int | None = None) -> np.ndarray:
-    """Probability rows ``(..., V)``: finite, ``>= 0``, each summing to 1 within 1e-9."""
-    arr = _validate.float_array(x, name, f, min_ndim=1)
-    if ndim is not None and arr.ndim != ndim:
-        raise ValueError(f"{f}: {name} must be {ndim}-D; got shape {arr.shape}")
-    if (arr < 0).any():
-        raise ValueError(f"{f}: {name} must be non-negative; got {arr.min()}")
-    err = np.abs(arr.sum(axis=-1) - 1.0)
-    if not (err <= 1e-9).all():
-        row = tuple(int(i) for i in np.argwhere(err > 1e-9)[0])
-        raise ValueError(
-            f"{f}: {name} rows must sum to 1 within 1e-9; row {row} sums to {arr.sum(axis=-1)[row]!r}"
-        )
-    return arr
-
-
 def _pair(p: Any, q: Any, f: str) -> tuple[np.ndarray, np.ndarray]:
-    p, q = _probs(p, "p", f), _probs(q, "q", f)
+    p, q = _validate.prob_rows(p, "p", f), _validate.prob_rows(q, "q", f)
     _validate.same_last_dim(p, q, "p and q", f)
     try:
         return tuple(np.broadcast_arrays(p, q))  # type: ignore[return-value]
@@ -135,8 +119,8 @@ def speculative_step(
     (1, 2)
     """
     f = "speculative_step"
-    p = _probs(p, "p", f, ndim=2)
-    q = _probs(q, "q", f, ndim=2)
+    p = _validate.prob_rows(p, "p", f, ndim=2)
+    q = _validate.prob_rows(q, "q", f, ndim=2)
     g1, V = p.shape
     if g1 < 2:
         raise ValueError(f"{f}: p must be (gamma + 1, V) with gamma >= 1; got shape {p.shape}")
