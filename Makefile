@@ -100,6 +100,11 @@ $(VENV)/.pre-commit-stamp: requirements-pre-commit.lock $(STAMP)
 pre-commit: install-pre-commit
 	$(BIN)/pre-commit install
 
+# Not --dirty: a dirty rebuild renders only the saved page, so autorefs knows
+# none of the API anchors the unrendered reference pages register, and the
+# page's links to the kernel API come out as raw Markdown (issue #52). The
+# page cache (hooks/caches.py) already makes a full rebuild quick; bench/site.py
+# times the edit loop (--loop-only).
 serve: install
 	$(BIN)/properdocs serve -f mkdocs.yml --dev-addr 127.0.0.1:8000
 
@@ -225,7 +230,10 @@ screenshot: build
 # built site with Debian's chromium; the deploy publishes them with the site).
 # `make test-pdf` prints them again and checks them (tests/test_pdf.py, about four
 # minutes; not part of `make test`).
+# The site `make pdf` builds shows the overviews' PDF links (MFL_PUBLISH_PDFS,
+# hooks/reader.py): it will carry the PDFs. The deploy sets it for its whole run.
 .PHONY: pdf test-pdf test-pdf-installed
+pdf: export MFL_PUBLISH_PDFS := 1
 pdf: build
 	$(BIN)/python tools/pdf.py
 

@@ -157,7 +157,31 @@ def _data_uri(data_b64: str) -> str:
     return f"{mime};base64,{base64.b64encode(small).decode()}"
 
 
-def fix_figures(html: str, notebook: Path) -> str:
+# A notebook figure is a raster image in the page (a data: URI); on a phone it
+# is squeezed to the column, its labels about 5 px tall. As a lesson figure does
+# (hooks/reader.py), it opens full size on a tap: each one is also written
+# beside the page, figure-<n>.<ext>, and the image links to that file (a link to
+# a data: URI would not open: browsers block them as a page). Issue #54.
+DATA_SRC = re.compile(r'src="data:image/(?P<ext>png|webp);base64,(?P<data>[A-Za-z0-9+/=]+)"')
+
+
+def open_full_size(tag: str, figures: list[tuple[str, bytes]]) -> str:
+    """``tag`` wrapped in a link to its image as a file, which ``figures`` collects."""
+    data = DATA_SRC.search(tag)
+    if not data:
+        return tag
+    name = f"figure-{len(figures) + 1}.{data['ext']}"
+    figures.append((name, base64.b64decode(data["data"])))
+    return (
+        f'<a class="mfl-figure-open mfl-notebook-figure" href="{name}" '
+        f'title="Open the figure full size">{tag}</a>'
+    )
+
+
+_FIGURE_FILES: dict[str, list[tuple[str, bytes]]] = {}  # page src_uri -> its figures' files
+
+
+def fix_figures(html: str, notebook: Path, files: list | None = None) -> str:
     alts = alt_texts(notebook)
     starts = [(m.start(), m["id"]) for m in CELL_START.finditer(html)]
     used: dict[str, int] = {}
@@ -187,9 +211,12 @@ def fix_figures(html: str, notebook: Path) -> str:
                 buildcache.digest([png["data"], HOOK_SOURCE]), lambda: _data_uri(png["data"])
             )
             tag = tag[: png.start("uri")] + uri + tag[png.end("uri") :]
-        return tag
+        return open_full_size(tag, figures)
 
+    figures: list[tuple[str, bytes]] = []
     html = IMG.sub(image, html)
+    if files is not None:
+        files.extend(figures)
     if missing:
         raise PluginError(
             f"{notebook.name}: images without alt text in cells {sorted(set(map(str, missing)))}; "
@@ -610,12 +637,19 @@ def on_page_content(html: str, page, config, files) -> str:
     # match the page comes first (Material's per-page search boost).
     page.meta.setdefault("search", {}).setdefault("boost", NOTEBOOK_SEARCH_BOOST)
     html = drop_scripts(html, page.file.src_uri)
-    html = fix_figures(html, Path(page.file.abs_src_path))
+    figures = _FIGURE_FILES[page.file.src_uri] = []
+    html = fix_figures(html, Path(page.file.abs_src_path), figures)
     return wrap_math(html)
 
 
 def on_post_page(output: str, page, config) -> str:
-    if not is_notebook(page) or not STYLE.search(output):
+    if not is_notebook(page):
+        return output
+    folder = Path(config["site_dir"]) / Path(page.file.dest_uri).parent
+    for name, data in _FIGURE_FILES.pop(page.file.src_uri, []):
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(data)
+    if not STYLE.search(output):
         return output
     where = page.file.src_uri
     slug, key = _prune_entry(output, where)

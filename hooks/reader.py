@@ -55,6 +55,7 @@ from __future__ import annotations
 import html
 import json
 import math
+import os
 import posixpath
 import re
 from dataclasses import dataclass
@@ -63,6 +64,7 @@ from pathlib import Path
 
 import buildcache
 from mkdocs.exceptions import PluginError
+from mkdocs.structure.files import File
 from mkdocs.utils import get_relative_url
 from search import VOID, plain_code  # hooks/search.py (MkDocs runs hooks with hooks/ on sys.path)
 
@@ -299,6 +301,9 @@ def reader_block(
         download = (
             '<p class="mfl-notebook-download">'
             + _download(notebook, f"Download this notebook (.ipynb, {kb} KB)", "md-button")
+            # the download is the source notebook, without outputs (issue #54)
+            + ' <span class="mfl-notebook-note">It holds the code without its outputs: '
+            "run it (its first cell installs the kernel) to draw the figures shown here.</span>"
             + "</p>"
         )
     if own_notebook:
@@ -365,6 +370,38 @@ def stats_for(src_uri: str) -> dict[str, int]:
     return _STATS[src_uri]
 
 
+# A browser asks for /favicon.ico wherever a page names no icon: a figure opened
+# full size (the raw SVG, hooks/reader.py's linked figures) asked for it and got
+# a 404 in the console. The theme's own icon (a PNG) is served there too, in an
+# ICO file, which may hold a PNG as it is (issue #54).
+def favicon_ico(png: bytes) -> bytes:
+    """An ICO file holding the one PNG image ``png``."""
+    if png[:8] != b"\x89PNG\r\n\x1a\n":
+        raise PluginError("the theme's favicon is not a PNG")
+    width, height = (int.from_bytes(png[at : at + 4], "big") for at in (16, 20))
+    header = (0).to_bytes(2, "little") + (1).to_bytes(2, "little") + (1).to_bytes(2, "little")
+    entry = (
+        bytes([width % 256, height % 256, 0, 0])
+        + (1).to_bytes(2, "little")
+        + (32).to_bytes(2, "little")
+        + len(png).to_bytes(4, "little")
+        + (6 + 16).to_bytes(4, "little")
+    )
+    return header + entry + png
+
+
+def on_files(files, config):
+    if files.get_file_from_path("favicon.ico") is not None:
+        return files
+    icon = config.theme.get("favicon") or "assets/images/favicon.png"
+    for folder in config.theme.dirs:
+        if (Path(folder) / icon).is_file() and icon.endswith(".png"):
+            data = favicon_ico((Path(folder) / icon).read_bytes())
+            files.append(File.generated(config, "favicon.ico", content=data))
+            break
+    return files
+
+
 def on_pre_build(config) -> None:
     _CONTENT.clear()
     _STATS.clear()
@@ -382,16 +419,27 @@ def keep_short_code_whole(html_text: str) -> str:
 
 # The lesson overviews offer the lesson as a PDF ({ .mfl-pdf-link }). The PDFs
 # are printed from the built site afterwards (tools/pdf.py, into site/pdf/), so
-# a build cannot know whether the copy in hand will carry one: a local build
-# and the offline copy do not. The link is made relative (it then names this
-# copy's own pdf/ folder, never the public site) and the paragraph starts
-# hidden; reader.js shows it once the PDF answers (never under file://).
+# the build is told whether this copy will carry them: MFL_PUBLISH_PDFS=1 (the
+# deploy workflow and `make pdf` set it). Without it (a local build, the
+# offline copy) the paragraph is kept but hidden, and no script asks the server
+# for a file that is not there (a HEAD probe logged a 404 console error on
+# every overview, issue #54). The link is made relative either way: it names
+# this copy's own pdf/ folder, never the public site.
 PDF_PARAGRAPH = re.compile(r'<p class="mfl-pdf-link"(?P<rest>[^>]*)>(?P<body>.*?)</p>', re.S)
 HREF = re.compile(r'href="(?P<url>[^"]+\.pdf)"')
+PUBLISH_PDFS = "MFL_PUBLISH_PDFS"
 
 
-def local_pdf_links(html_text: str, page, site_url: str) -> str:
-    """Each ``.mfl-pdf-link`` paragraph hidden, its absolute PDF link made relative."""
+def pdfs_published(config) -> bool:
+    """Whether this build's copy of the site will carry the lesson PDFs."""
+    plugins = getattr(config, "plugins", None) or {}
+    offline = "offline" in plugins or "material/offline" in plugins  # never in that copy
+    return os.environ.get(PUBLISH_PDFS) == "1" and not offline
+
+
+def local_pdf_links(html_text: str, page, site_url: str, published: bool = False) -> str:
+    """Each ``.mfl-pdf-link`` paragraph's absolute PDF link made relative, and the
+    paragraph hidden unless the PDFs are ``published`` with this copy."""
     site_url = (site_url or "").rstrip("/") + "/"
 
     def relative(m: re.Match) -> str:
@@ -402,7 +450,8 @@ def local_pdf_links(html_text: str, page, site_url: str) -> str:
 
     def paragraph(m: re.Match) -> str:
         body = HREF.sub(relative, m["body"])
-        return f'<p class="mfl-pdf-link" hidden data-mfl-pdf{m["rest"]}>{body}</p>'
+        hidden = "" if published else " hidden"
+        return f'<p class="mfl-pdf-link"{hidden} data-mfl-pdf{m["rest"]}>{body}</p>'
 
     return PDF_PARAGRAPH.sub(paragraph, html_text)
 
@@ -477,7 +526,7 @@ def on_page_content(html_text: str, page, config, files) -> str:
     if "figures/" in html_text:
         html_text = linked_figures(html_text)
     if "mfl-pdf-link" in html_text:
-        html_text = local_pdf_links(html_text, page, config.get("site_url"))
+        html_text = local_pdf_links(html_text, page, config.get("site_url"), pdfs_published(config))
     _CONTENT[page.file.src_uri] = html_text
     if not is_lesson(page):
         return html_text

@@ -29,6 +29,13 @@ page back, so the rendered page is untouched. Two changes:
   their structure in a linear form: ``\\frac{T_{train}}{T_{target}}`` reads
   ``T_train/T_target`` and ``\\sqrt{d_k}`` reads ``√(d_k)`` (a bar or a root
   sign that vanished read as different math).
+  Operators, set symbols and accents keep a character of their own (``\\ln``
+  reads ``ln``, ``\\cup`` ``∪``, ``\\tilde A`` ``Ã``); a command is dropped only
+  if it styles, sizes or spaces (``STYLE``), and ``tests/test_site.py`` fails
+  on any command a page uses that is neither.
+* **Skill checks are indexed question by question, references not at all**
+  (``question_entries``): each question is an entry "Skill check, question N"
+  holding its stem, and a page's footnotes (its reference list) are left out.
 * **Headings name their abbreviation.** A heading whose words spell out a term
   the course also writes as an abbreviation (``SEARCH_ALIASES``: "Rotary
   Position Embeddings", "Grouped-query attention") is indexed with it
@@ -51,6 +58,7 @@ from __future__ import annotations
 import html
 import json
 import re
+import unicodedata
 from pathlib import Path
 
 import buildcache
@@ -171,7 +179,87 @@ SYMBOLS = {
     "Delta": "Δ",
     "Sigma": "Σ",
     "Theta": "Θ",
+    # issue #54: each of these was dropped, which changed the formula
+    # (-Σ A ln A read -Σ A A, and a set union vanished)
+    **{f: f for f in ("ln", "lim", "tanh", "det", "sup", "inf")},
+    "bmod": "mod",
+    "kappa": "κ",
+    "nu": "ν",
+    "xi": "ξ",
+    "psi": "ψ",
+    "Lambda": "Λ",
+    "Phi": "Φ",
+    "Pi": "Π",
+    "Psi": "Ψ",
+    "Gamma": "Γ",
+    "Omega": "Ω",
+    "cup": "∪",
+    "cap": "∩",
+    "bigcup": "⋃",
+    "bigcap": "⋂",
+    "setminus": "∖",
+    "subset": "⊂",
+    "subseteq": "⊆",
+    "ni": "∋",
+    "varnothing": "∅",
+    "emptyset": "∅",
+    "forall": "∀",
+    "exists": "∃",
+    "neg": "¬",
+    "land": "∧",
+    "lor": "∨",
+    "oplus": "⊕",
+    "bigoplus": "⨁",
+    "circ": "∘",
+    "star": "⋆",
+    "sim": "∼",
+    "gg": "≫",
+    "ll": "≪",
+    "equiv": "≡",
+    "mid": "|",
+    "Vert": "‖",
+    "lvert": "|",
+    "rvert": "|",
+    "lceil": "⌈",
+    "rceil": "⌉",
+    "lfloor": "⌊",
+    "rfloor": "⌋",
+    "leftarrow": "←",
+    "gets": "←",
+    "rightarrow": "→",
+    "leftrightarrow": "↔",
+    "longrightarrow": "⟶",
+    "Rightarrow": "⇒",
+    "Longrightarrow": "⟹",
+    "Longleftrightarrow": "⟺",
+    "iff": "⟺",
+    "implies": "⟹",
 }
+# Commands that only style, size or space what follows: dropped, their argument
+# kept (\mathbf{h} reads h). tests/test_search.py checks that every command the
+# pages' formulas use is a symbol, one of these, or handled in tex_text.
+STYLE = {
+    *("mathbf", "mathrm", "mathcal", "mathtt", "mathit", "mathsf", "boldsymbol", "bm"),
+    *("text", "textit", "textbf", "textrm", "operatorname", "displaystyle", "textstyle"),
+    *("left", "right", "big", "bigl", "bigr", "Big", "Bigl", "Bigr", "bigg", "Bigg"),
+    *("quad", "qquad", "underbrace", "overbrace", "limits", "nolimits"),
+}
+# Accents: the argument with a combining mark on each character, so \tilde{A}
+# reads Ã (A alone read as another matrix) and \hat y reads ŷ.
+ACCENTS = {
+    "hat": "\u0302",
+    "widehat": "\u0302",
+    "tilde": "\u0303",
+    "widetilde": "\u0303",
+    "bar": "\u0304",
+    "overline": "\u0305",
+    "dot": "\u0307",
+    "ddot": "\u0308",
+    "vec": "\u20d7",
+}
+# The commands tex_text reads with their arguments: fractions, roots, binomials,
+# labelled arrows, environments, blackboard letters.
+STRUCTURE = {"frac", "dfrac", "tfrac", "sqrt", "binom", "xrightarrow", "begin", "end", "mathbb"}
 BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "E": "𝔼"}
 TEX_COMMAND = re.compile(r"\\(mathbb)\s*\{?([A-Z])\}?|\\([A-Za-z]+|[|,;:! ])")
 
@@ -200,7 +288,11 @@ def _group(tex: str, i: int) -> tuple[str, int]:
     return tex[i], i + 1
 
 
-FRACTION_OR_ROOT = re.compile(r"\\[dt]?frac(?![A-Za-z])|\\sqrt(?![A-Za-z])\s*(?:\[([^\]]*)\])?")
+FRACTION_OR_ROOT = re.compile(
+    r"\\(?:[dt]?frac|binom|xrightarrow|"
+    + "|".join(sorted(ACCENTS))
+    + r")(?![A-Za-z])|\\sqrt(?![A-Za-z])\s*(?:\[([^\]]*)\])?"
+)
 # One token: x, 2, T_train, d^2, √(d_k), f(x); not a+b, not ∂ L.
 SIMPLE = re.compile(r"(?:[\w.^ᵀ′√]|\([^()]*\))+")
 
@@ -213,7 +305,21 @@ def _linear(tex: str) -> str:
     out, pos = [], 0
     while m := FRACTION_OR_ROOT.search(tex, pos):
         out.append(tex[pos : m.start()])
-        if m[0].startswith("\\sqrt"):
+        name = m[0][1:].split("[")[0].strip()
+        if name in ACCENTS:
+            arg, pos = _group(tex, m.end())
+            # "{}" ends a command before it (\cdots\tilde A read as \cdotsA), then goes
+            out.append(
+                "{}" + "".join(c + ACCENTS[name] if c.isalnum() else c for c in tex_text(arg))
+            )
+        elif name == "binom":
+            top, after = _group(tex, m.end())
+            bottom, pos = _group(tex, after)
+            out.append(f" C({tex_text(top)}, {tex_text(bottom)}) ")
+        elif name == "xrightarrow":
+            label, pos = _group(tex, m.end())
+            out.append(f" →({tex_text(label)}) ")
+        elif m[0].startswith("\\sqrt"):
             arg, pos = _group(tex, m.end())
             arg = tex_text(arg)
             index = f"^{tex_text(m[1])}" if m[1] else ""  # \sqrt[3]{x}: ^3√x
@@ -231,6 +337,7 @@ def _linear(tex: str) -> str:
 
 def tex_text(tex: str) -> str:
     """TeX source as searchable text: ``\\lVert\\mathbf u\\rVert^{2}`` reads ``‖u‖^2``."""
+    tex = re.sub(r"(?<!\\)\\ ", " ", tex)  # a control space: a space (strip() would halve it)
     tex = re.sub(r"^\s*\\[(\[]|\\[)\]]\s*$", "", tex.strip())
     tex = _linear(tex)
     tex = re.sub(r"\^\s*\{?\\top\}?", "ᵀ", tex)  # u^\top: uᵀ
@@ -247,7 +354,8 @@ def tex_text(tex: str) -> str:
 
     text = TEX_COMMAND.sub(command, tex).replace("{", "").replace("}", "")
     text = text.replace("\x01", "{").replace("\x02", "}")
-    return re.sub(r"\s+", " ", text).strip()
+    # NFC: an accent on a letter that has a composed form becomes it (A + ~ is Ã)
+    return unicodedata.normalize("NFC", re.sub(r"\s+", " ", text).strip())
 
 
 def plain_math(content: str) -> str:
@@ -307,8 +415,42 @@ def name_abbreviations(content: str) -> str:
     return HEADING.sub(heading, content)
 
 
+# A skill check was indexed as one entry: every question's stem run together
+# with its choices, then the page's whole reference list (the footnotes follow
+# the skill check), 3,866 characters for one page (issue #54). Each question is
+# now an entry of its own, titled "Skill check, question N" and linked to the
+# question (``#q-<id>``), whose text is its stem alone: the choices are not
+# indexed (nor are the answers and explanations, marked data-search-exclude by
+# hooks/quiz.py). The references are left out of the index: the References
+# page holds them all.
+QUESTION = re.compile(
+    r'<form\b(?=[^>]*\bclass="mfl-quiz-q")[^>]*\bid="(?P<id>q-[^"]+)"[^>]*>(?P<body>.*?)</form>',
+    re.S,
+)
+LEGEND = re.compile(r"<legend\b[^>]*>(?P<stem>.*?)</legend>", re.S)
+QUESTION_NUMBER = re.compile(
+    r'<span class="mfl-quiz-n"[^>]*>\s*Question (?P<n>\d+) of \d+\.\s*</span>\s*'
+)
+FOOTNOTES = '<div class="footnote">'
+
+
+def question_entries(content: str) -> str:
+    """Each skill-check question as a heading and its stem (see above)."""
+
+    def question(m: re.Match) -> str:
+        legend = LEGEND.search(m["body"])
+        stem = legend["stem"] if legend else ""
+        number = QUESTION_NUMBER.search(stem)
+        stem = QUESTION_NUMBER.sub("", stem, count=1).strip()
+        title = f"Skill check, question {number['n']}" if number else "Skill check question"
+        return f'<h3 id="{m["id"]}">{title}</h3>\n<p>{stem}</p>'
+
+    return QUESTION.sub(question, content)
+
+
 def search_text(content: str) -> str:
     """What the search plugin indexes of ``content`` (see the module docstring)."""
+    content = question_entries(content.replace(FOOTNOTES, FOOTNOTES[:-1] + " data-search-exclude>"))
     return name_abbreviations(plain_math(plain_code(drop_excluded(content))))
 
 

@@ -242,10 +242,15 @@ def test_figures_take_their_alt_text_from_cell_metadata_and_shrink(tmp_path, mon
         f'<img alt="No description has been provided for this image" class="" '
         f'src="data:image/png;base64,{base64.b64encode(data).decode()}"/></div></div>'
     )
-    out = nbhook.fix_figures(html, notebook)
+    written: list[tuple[str, bytes]] = []
+    out = nbhook.fix_figures(html, notebook, written)
     assert 'alt="Blue lines on white"' in out and "No description" not in out
     assert 'src="data:image/webp;base64,' in out
     small = base64.b64decode(out.split("base64,")[1].split('"')[0])
+    # it opens full size on a tap, as a lesson figure does: a link to the same image
+    # as a file written beside the page (issue #54)
+    assert '<a class="mfl-figure-open mfl-notebook-figure" href="figure-1.webp"' in out
+    assert written == [("figure-1.webp", small)]
     palette = nbhook.smaller_png(data)
     assert Image.open(io.BytesIO(palette)).mode == "P"
     assert len(small) < len(palette) < len(data) / 2

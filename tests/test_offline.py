@@ -359,8 +359,8 @@ class Links(HTMLParser):
     """Every href and src in a page, and which of them the browser fetches as it loads.
 
     The links in a lesson overview's hidden PDF paragraph (hooks/reader.py: the
-    copy's own pdf/ folder, shown by reader.js only if the PDF is there, never
-    under file://) are kept apart in ``pdf``: the offline copy carries no PDFs."""
+    copy's own pdf/ folder, shown only in a build whose copy carries the PDFs,
+    never the offline one) are kept apart in ``pdf``: the offline copy has none."""
 
     def __init__(self) -> None:
         super().__init__()

@@ -488,10 +488,80 @@ def test_search_results_read_math_as_text_without_page_furniture(site_dir):
         (r"\[\begin{gathered}a,\\[4pt] b\end{gathered}\]", "a, b"),
         (r"\(j\notin\{a,b\}\)", "j ∉ {a,b}"),
         (r"\(2\pi\cdot 10000^{2k/d}\)", "2π · 10000^2k/d"),
+        # issue #54: ln, accents and set operators were dropped, changing the math
+        (r"\(H(\mathbf a_i) = -\sum_j A_{ij}\ln A_{ij}\)", "H( a_i) = -Σ_j A_ij ln A_ij"),
+        (r"\(\tilde A^{(l)} = \tfrac12 A^{(l)} + \tfrac12 I\)", "Ã^(l) = 1/2 A^(l) + 1/2 I"),
+        (r"\(0 \ln 0 = 0\)", "0 ln 0 = 0"),
+        (r"\(R=\tilde A_{(L)}\cdots\tilde A_{(1)}\)", "R=Ã_(L) … Ã_(1)"),
+        (r"\(\{0,\dots,n_s-1\}\cup\{\,j : j \le t\,\}\)", "{0, … ,n_s-1} ∪ { j : j ≤ t }"),
+        (r"\(\hat{\mathbf y}_i \ne \bar x\)", "ŷ_i ≠ x̄"),
+        (r"\(\binom{n}{k}\)", "C(n, k)"),
+        (r"\(x \xrightarrow{\ \text{embed}\ } X\)", "x →(embed) X"),
+        (r"\(\lfloor x \rfloor \bmod 2\)", "⌊ x ⌋ mod 2"),
     ],
 )
 def test_tex_becomes_searchable_text(load, tex, text):
     assert load("hooks/search.py").tex_text(tex) == text
+
+
+def test_every_tex_command_the_pages_use_reads_as_text_in_search(site_dir, load):
+    """Each command in a built page's formulas is one hooks/search.py writes as its
+    symbol, reads with its arguments (fractions, roots, accents, binomials, labelled
+    arrows) or knows to only style or space: an unknown one is dropped, and a snippet
+    then shows different math (issue #54: ``\\ln``, ``\\tilde``, ``\\cup``)."""
+    search = load("hooks/search.py")
+    known = set(search.SYMBOLS) | search.STYLE | set(search.ACCENTS) | search.STRUCTURE
+    unknown: dict[str, str] = {}
+    formulas = 0
+    for page in html_pages(site_dir):
+        for m in MATH.finditer(page.read_text(encoding="utf-8")):
+            formulas += 1
+            tex = html.unescape(m["body"]).replace("\\\\", " ")  # a line break is not \\E
+            for name in re.findall(r"\\([A-Za-z]+)", tex):
+                if name not in known:
+                    unknown.setdefault(name, page.relative_to(site_dir).as_posix())
+    assert formulas > 1000
+    assert not unknown, f"TeX commands hooks/search.py drops (command: first page): {unknown}"
+
+
+def test_skill_checks_are_indexed_question_by_question_without_references(site_dir):
+    """Search shows each skill-check question as an entry of its own (its stem, linked
+    to the question) and no page's reference list: one "Skill check" entry once ran every
+    stem, every choice and the bibliography together, 3,866 characters (issue #54)."""
+    docs = json.loads((site_dir / "search" / "search_index.json").read_text(encoding="utf-8"))[
+        "docs"
+    ]
+    by_location = {d["location"]: d for d in docs}
+    questions = 0
+    for page in html_pages(site_dir):
+        built = page.read_text(encoding="utf-8")
+        url = page.parent.relative_to(site_dir).as_posix() + "/"
+        for qid, number in re.findall(
+            r'<form class="mfl-quiz-q"[^>]*\bid="(q-[^"]+)"[^>]*>\s*<fieldset>\s*<legend>'
+            r'<span class="mfl-quiz-n"[^>]*>Question (\d+) of',
+            built,
+        ):
+            entry = by_location.get(f"{url}#{qid}")
+            assert entry, f"{url}#{qid}: not in the search index"
+            assert entry["title"] == f"Skill check, question {number}", entry
+            assert 10 < len(entry["text"]) < 600, entry
+            questions += 1
+        for choice in re.findall(r'<label for="q-[^"]+-\d+">(.*?)</label>', built)[:40]:
+            words = html.unescape(re.sub(r"<[^>]+>", "", choice)).strip()
+            if len(words) > 25:  # a long choice is not a phrase the prose also uses
+                hits = [
+                    loc
+                    for loc, d in by_location.items()
+                    if loc.startswith(f"{url}#")
+                    and loc.split("#")[1].startswith(("q-", "skill-check"))
+                    and words in d["text"]
+                ]
+                assert not hits, f"{url}: a choice indexed: {words!r} in {hits}"
+    assert questions >= 200
+    biblio = [d["location"] for d in docs if "↩" in d["text"]]  # a footnote's back-link
+    assert not biblio, f"reference lists in the index: {biblio[:5]}"
+    longest = max((d for d in docs if "skill-check" in d["location"]), key=lambda d: len(d["text"]))
+    assert len(longest["text"]) < 600, longest
 
 
 def test_api_reference_examples_are_highlighted_console_blocks(site_dir):
@@ -528,3 +598,86 @@ def test_api_reference_examples_are_highlighted_console_blocks(site_dir):
                 "array([1., 6.])",
             ], lines
     assert examples >= 80
+
+
+def test_headings_write_identifiers_as_code_not_prose(site_dir):
+    """A heading names a symbol in math or an identifier in code, never as a bare
+    ``d_k`` in the words: "3.1 Why divide by the square root of d_k" showed the
+    underscore in the heading, the table of contents and the quiz's review links
+    (issue #54). The API reference's headings are the functions' names."""
+    heading = re.compile(r"<h([1-6])\b[^>]*>(.*?)</h\1>", re.S)
+    found = []
+    for page in html_pages(site_dir):
+        where = page.relative_to(site_dir).as_posix()
+        if where.startswith("reference/"):
+            continue
+        for m in heading.finditer(page.read_text(encoding="utf-8")):
+            words = re.sub(
+                r'<code\b.*?</code>|<(span|div) class="arithmatex">.*?</\1>|<a class="headerlink".*?</a>',
+                "",
+                m[2],
+                flags=re.S,
+            )
+            words = html.unescape(re.sub(r"<[^>]+>", "", words))
+            if re.search(r"[^\W_]_[^\W_]", words):
+                found.append(f"{where}: {words.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_footer_links_to_another_lesson_name_that_lesson(site_dir):
+    """The footer's previous/next link names the lesson when it leaves this one:
+    "Previous: Theory notebook" on a lesson's overview led to the previous lesson's
+    notebook without saying so (issue #54, overrides/partials/footer.html)."""
+    lessons = {}
+    for item in read_nav()["nav"]:
+        ((title, pages),) = item.items()
+        if not isinstance(pages, list) or not pages:
+            continue
+        files = [p if isinstance(p, str) else next(iter(p.values())) for p in pages]
+        slug = files[0].split("/")[0]
+        if files[0] == f"{slug}/index.md" and all(f.startswith(f"{slug}/") for f in files):
+            lessons[slug] = title
+    assert len(lessons) >= 4, lessons
+    link = re.compile(
+        r'<a href="(?P<href>[^"]*)" class="md-footer__link md-footer__link--\w+" '
+        r'aria-label="(?P<label>[^"]*)">.*?<div class="md-ellipsis">\s*(?P<shown>.*?)\s*</div>',
+        re.S,
+    )
+    checked = crossing = 0
+    for page in html_pages(site_dir):
+        where = page.parent.relative_to(site_dir).as_posix() + "/"
+        for m in link.finditer(page.read_text(encoding="utf-8")):
+            target = (page.parent / m["href"]).resolve().relative_to(site_dir.resolve()).as_posix()
+            target_lesson = target.split("/")[0] if target != "." else ""
+            checked += 1
+            label = html.unescape(m["label"]).split(": ", 1)[1]
+            assert html.unescape(m["shown"]) == label, (where, m["shown"], label)
+            if target_lesson in lessons and target_lesson != where.split("/")[0] and "/" in target:
+                crossing += 1
+                assert label.startswith(f"{lessons[target_lesson]} · "), (where, target, label)
+            elif target_lesson == where.split("/")[0]:
+                assert " · " not in label, (where, target, label)
+    # each overview but the first (its previous page is Home), and Notation
+    assert checked > 100 and crossing >= len(lessons), (checked, crossing)
+
+
+PHONE_COLUMN = 358  # CSS px of text column on a 390 px phone (Material's margins)
+PHONE_SCALE = 0.44  # the least a figure may be squeezed there: labels stay about 6 px
+
+
+def test_lesson_figures_are_drawn_narrow_enough_for_a_phone(site_dir):
+    """On a phone a figure is squeezed to the text column; one drawn 9.6 in wide
+    showed at 0.38x with labels about 4 px tall (Positional Encodings §1, issue #54).
+    Each lesson figure is drawn narrow enough to keep ``PHONE_SCALE`` (it also opens
+    full size on a tap, tests/test_browser.py)."""
+    squeezed, checked = [], 0
+    for svg in sorted(site_dir.glob("*/figures/*.svg")):
+        head = svg.read_text(encoding="utf-8")[:1000]
+        width = re.search(r'<svg\b[^>]*\bwidth="([\d.]+)pt"', head)
+        assert width, svg
+        px = float(width[1]) * 4 / 3
+        checked += 1
+        if PHONE_COLUMN / px < PHONE_SCALE:
+            squeezed.append(f"{svg.relative_to(site_dir)}: {PHONE_COLUMN / px:.2f}x")
+    assert checked >= 40
+    assert not squeezed, "\n".join(squeezed)

@@ -882,8 +882,11 @@
       var source = own(bank, item.page) ? bank[item.page] : null;
       var title = source ? source.title : item.page;
       var number = rank(item)[1] + 1;
+      // "Question 4 · §3 Scaled Dot-Product Attention": the page's section
+      // number as §3, never "Question 4 of 3. ...", which reads as a count.
+      var where = title.replace(/^(\d+)\.\s+/, "§$1 ");
       card.appendChild(el("p", { className: "mfl-practice-from" }, [
-        el("a", { href: pageUrl + "#q-" + item.qid, text: number ? "Question " + number + " of " + title : title }),
+        el("a", { href: pageUrl + "#q-" + item.qid, text: number ? "Question " + number + " · " + where : title }),
       ]));
       var html = source && own(source.questions, item.qid) ? source.questions[item.qid] : null;
       if (!html) {
@@ -914,26 +917,6 @@
     });
   }
 
-  // ---- the lesson PDF --------------------------------------------------------
-  // hooks/reader.py hides the overview's PDF paragraph and links it relatively:
-  // it is shown only when this copy of the site carries the PDF (the deployed
-  // site does; a local build and the offline copy do not). Under file:// no
-  // request may be made, so it stays hidden there.
-  function initPdfLinks(root) {
-    if (!/^https?:$/.test(window.location.protocol) || typeof fetch !== "function") return;
-    root.querySelectorAll("p.mfl-pdf-link[data-mfl-pdf]").forEach(function (p) {
-      var a = p.querySelector('a[href$=".pdf"]');
-      if (!a || p.dataset.mflReady) return;
-      p.dataset.mflReady = "1";
-      fetch(a.href, { method: "HEAD" })
-        .then(function (r) {
-          var type = r.headers.get("content-type") || "";
-          if (r.ok && type.indexOf("html") === -1) p.hidden = false;
-        })
-        .catch(function () {});
-    });
-  }
-
   // ---- entry point (first load and every instant navigation) ------------
   function init() {
     var content = document.querySelector("article") || document.body;
@@ -945,7 +928,6 @@
     initQuizzes(content);
     initProgress(content);
     initPractice(content);
-    initPdfLinks(content);
   }
 
   if (typeof document$ !== "undefined") {

@@ -2,8 +2,9 @@
 
 Two causal patterns with the same local window of l = 6 keys (the query and
 the 5 before it): the window alone, and the window plus every l-th earlier
-position (the strided pattern of Child et al. 2019). Reach after L layers is
-the last row of the L-th boolean power of the mask.
+position (a variant of the strided pattern of Child et al. 2019, whose local
+part max(0, i - l) ... i has l + 1 keys). Reach after L layers is the last
+row of the L-th boolean power of the mask.
 """
 
 import llmmath as lm
