@@ -36,7 +36,11 @@ export OPENBLAS_NUM_THREADS := 1
 
 install: $(STAMP)
 
+# The Python floor (CONTRIBUTING, "The Python floor and the browser"): the locks
+# are compiled for every 3.11 (`lock` below), so a newer package that needs more
+# (pymdown-extensions 13 needs 3.11.5) waits; this says so before pip would.
 $(BIN)/python:
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11 or newer is needed, not " + sys.version.split()[0] + ": run make with PYTHON=/path/to/python3.11 (CONTRIBUTING, \"The Python floor and the browser\")")'
 	$(PYTHON) -m venv $(VENV)
 
 $(STAMP): requirements.lock package-lock.json pyproject.toml | $(BIN)/python

@@ -1,37 +1,53 @@
-"""Render the whole of references.bib on the References page.
+"""Citations and the References page, from references.bib, with pybtex.
 
-mkdocs-bibtex cites per page as footnotes; its full-bibliography command emits
-footnote definitions that nothing references, which strict anchor validation
-rejects. This hook renders the list itself with the same pybtex style
-(``plain``, Markdown backend), each entry under its author-year label
-("Vaswani et al. 2017", ``citation_labels``; the page notebooks cite with the
-same labels), sorted by label and anchored as ``#ref-<key>``, in place of the
-``<!-- full-bibliography -->`` marker.
+**Citations.** A page cites by key, ``[@vaswani2017attention]``, or several
+at once, ``[@a; @b]``. Each mark becomes a Markdown footnote reference
+(``[^vaswani2017attention]``) and the page's footnote definitions are
+appended to its Markdown, one per work in the order first cited, the entry
+formatted by pybtex's ``plain`` style with its Markdown backend; the
+``footnotes`` extension numbers them and renders the list at the page's foot.
+An unknown key, or text beside a key inside the brackets (``[see @a, p. 3]``),
+is a warning that names the key and the page, so ``--strict`` fails on it;
+an unknown key stays on the page as written. Only ``.md`` pages are read:
+a theory notebook's cells (where ``[Q@K]`` is Python) are rendered by
+mkdocs-jupyter from the notebook itself.
+
+This replaces the mkdocs-bibtex plugin (4.4.0, no longer maintained; issue
+#53) and gives the same pages: the same syntax (any ``[...]`` on one line
+with an ``@key`` in it is read as a citation), the same footnote text and
+the same Markdown, including the line the plugin appended to every page.
+It runs before the other hooks' ``on_page_markdown``, where the plugin ran,
+so the figure code that hooks/figures.py inserts is never read for citations.
+
+**The References page.** The whole of references.bib, in place of the
+``<!-- full-bibliography -->`` marker: each entry under its author-year
+label ("Vaswani et al. 2017", ``citation_labels``; the page notebooks cite
+with the same labels), sorted by label and anchored as ``#ref-<key>``.
 
 It also separates adjacent citation marks: ``[@a; @b]`` becomes two footnote
 references side by side, which read as one number ("12"); a superscript
 comma goes between them.
 
-Formatting an entry with pybtex takes about 10 ms, and mkdocs-bibtex formats
-one for every citation on every page, with no cache (about a second of each
-build). The formatted text depends only on ``references.bib``, the entry's
-key and the packages' versions, so both that formatting and the full list
-are kept between builds in ``buildcache.memo("bibliography")``.
+Formatting an entry with pybtex takes about 10 ms. The formatted text
+depends only on ``references.bib``, the entry's key, this file and the
+packages' versions, so each entry and the full list are kept between builds
+in ``buildcache.memo("bibliography")``.
 """
 
 from __future__ import annotations
 
 import codecs
+import logging
 import re
 from pathlib import Path
 
 import buildcache
-from mkdocs.exceptions import PluginError
 from mkdocs.plugins import event_priority
-from mkdocs_bibtex.registry import SimpleRegistry
 from pybtex.backends.markdown import Backend
-from pybtex.database import parse_file
+from pybtex.database import BibliographyData, parse_file
 from pybtex.style.formatting.plain import Style
+
+log = logging.getLogger("mkdocs.hooks.bibliography")
 
 MARKER = "<!-- full-bibliography -->"
 ADJACENT_CITATIONS = re.compile(
@@ -39,7 +55,15 @@ ADJACENT_CITATIONS = re.compile(
 )
 BIB = Path(__file__).resolve().parent.parent / "references.bib"
 
+# A citation mark: square brackets on one line holding, in one of their
+# ";"-separated parts, an "@" followed by a key (what mkdocs-bibtex read). A
+# part that opens with an e-mail address is not a citation.
+BRACKETS = re.compile(r"\[(.*?)\]")
+PART = re.compile(r"(?:(?P<prefix>[^@;]*?)\s*)?@(?P<key>[\w:-]+)(?:,\s*(?P<suffix>[^;]+))?")
+EMAIL = re.compile(r"[a-zA-Z0-9._%+-]+@[a-zA-Z0-9.-]+\.[a-zA-Z]{2,}")
+
 _BIB_DIGEST = ""
+_DATA: BibliographyData | None = None
 
 
 def citation_labels(bib: Path = BIB) -> dict[str, str]:
@@ -77,6 +101,50 @@ def render_bibliography(path: Path = BIB) -> str:
     )
 
 
+def footnote_text(data: BibliographyData, key: str) -> str:
+    """One entry as its footnote reads: pybtex's ``plain`` style on one line."""
+    text = Style().format_entry("", data.entries[key]).text.render(Backend())
+    text = text.replace("\n", " ")
+    # the Markdown backend's escapes that read badly in a footnote
+    return text.replace("\\(", "(").replace("\\)", ")").replace("\\.", ".")
+
+
+def cite(markdown: str, where: str, data: BibliographyData, text=None) -> str:
+    """``markdown`` with its citation marks as footnotes and their definitions appended.
+
+    ``where`` names the page in warnings; ``text(key)`` formats an entry
+    (``footnote_text`` by default).
+    """
+    text = text or (lambda key: footnote_text(data, key))
+    cited: dict[str, None] = {}  # known keys, in the order first cited
+
+    def footnotes(match: re.Match) -> str:
+        parts = [p for p in match[1].split(";") if not EMAIL.match(p)]
+        found = [(p, PART.match(p)) for p in parts]
+        if not any(m for _, m in found):
+            return match[0]
+        if any(not m or m["prefix"] or m["suffix"] or p[m.end() :].strip() for p, m in found):
+            log.warning(
+                "%s: %s: write a citation as [@key] or [@a; @b], with no other text "
+                "inside the brackets",
+                where,
+                match[0],
+            )
+        marks = []
+        for m in (m for _, m in found if m):
+            key = m["key"]
+            if key not in data.entries:
+                log.warning("%s: cites @%s, which %s does not hold", where, key, BIB.name)
+                marks.append(f"[@{key}]")
+                continue
+            cited.setdefault(key)
+            marks.append(f"[^{key}]")
+        return "".join(marks)
+
+    markdown = BRACKETS.sub(footnotes, markdown)
+    return markdown + "\n" + "\n".join(f"[^{key}]: {text(key)}" for key in cited)
+
+
 # This build's formatted entries: a source cited on many pages is formatted
 # once, also when the memo is off (a clean build).
 _FORMATTED: dict[str, str] = {}
@@ -89,32 +157,24 @@ def _cached(what: str, produce) -> str:
     return _FORMATTED[what]
 
 
-@event_priority(-10)  # after mkdocs-bibtex's on_config has made its registry
 def on_config(config):
-    global _BIB_DIGEST
+    global _BIB_DIGEST, _DATA
     _FORMATTED.clear()
-    plugin = config.plugins["bibtex"]
-    configured = Path(config.config_file_path).parent / (plugin.config.bib_file or "")
-    if not configured.is_file() or not configured.samefile(BIB):
-        # The full list and the cache keys below read BIB; the citations must too.
-        raise PluginError(f"mkdocs.yml: bibtex's bib_file must be {BIB.name}")
-    # Package versions (pybtex, latexcodec, mkdocs-bibtex) are covered by the memo.
+    # Package versions (pybtex, latexcodec) are covered by the memo.
     _BIB_DIGEST = buildcache.digest([BIB.read_bytes(), Path(__file__).read_bytes()])
-    registry = plugin.registry
-    if isinstance(registry, SimpleRegistry):
-        # The plugin keeps its registry across `mkdocs serve` rebuilds: wrap
-        # the original method, never a previous build's wrapper.
-        format_entry = getattr(registry.reference_text, "__wrapped__", registry.reference_text)
-
-        def reference_text(citation):
-            return _cached(f"entry {citation.key}", lambda: format_entry(citation))
-
-        reference_text.__wrapped__ = format_entry
-        registry.reference_text = reference_text
+    _DATA = parse_file(str(BIB))  # again each build: `properdocs serve` watches the file
     return config
 
 
+@event_priority(1)  # before the other hooks, as mkdocs-bibtex (a plugin) ran
 def on_page_markdown(markdown: str, page, config, files) -> str:
+    if page.file.src_uri.endswith(".md"):
+        markdown = cite(
+            markdown,
+            f"{Path(config['docs_dir']).name}/{page.file.src_uri}",
+            _DATA,
+            lambda key: _cached(f"entry {key}", lambda: footnote_text(_DATA, key)),
+        )
     if MARKER in markdown:
         markdown = markdown.replace(MARKER, _cached("full list", render_bibliography))
     return markdown

@@ -299,8 +299,7 @@ def on_startup(command, dirty):
 
 @event_priority(-10)  # after mkdocstrings' on_config has set up its handlers
 def on_config(config):
-    # Before any hook opens a memo (they do from on_files on; bibliography's
-    # on_config, at this priority too, runs after this hook's).
+    # Before any hook opens a memo (they do from on_files on).
     buildcache.configure(getattr(config, "config_file_path", None))
     pymdownx.highlight.highlight = pygments.highlight
     if buildcache.enabled():

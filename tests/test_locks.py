@@ -91,3 +91,37 @@ def test_make_reference_installs_what_requirements_lock_does_not_pin(load):
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "tools/lock_own.py requirements-reference.lock requirements.lock" in makefile
     assert "--no-deps -r $@.partial" in makefile
+
+
+def test_playwright_is_pinned_to_the_release_that_pairs_with_debians_chromium(load):
+    """The browser tests drive /usr/bin/chromium, so Playwright is pinned to the release
+    built for that Chromium (pyproject.toml and the lock agree), and the drift workflow says
+    when Debian's Chromium moves on: both move together (CONTRIBUTING)."""
+    test_extra = PYPROJECT["project"]["optional-dependencies"]["test"]
+    pinned = [r for r in test_extra if _name(r) == "playwright"]
+    assert len(pinned) == 1 and re.fullmatch(r"playwright==\d+\.\d+\.\d+", pinned[0])
+    assert pins("requirements.lock")["playwright"] == pinned[0].split("==")[1]
+    workflow = (ROOT / ".github" / "workflows" / "drift.yml").read_text(encoding="utf-8")
+    assert "tools/drift.py --browser" in workflow
+    drift = load("tools/drift.py")
+    if not drift.CHROMIUM.exists():
+        pytest.skip(f"{drift.CHROMIUM} not found: the pairing is checked where it is")
+    _, line = drift.browser_pairing()  # a mismatch is the drift workflow's to report
+    assert line.startswith(f"Playwright {pins('requirements.lock')['playwright']} expects")
+
+
+def test_the_drift_workflow_runs_the_floor_and_the_newest_python():
+    """The lock is compiled for the floor (the Makefile's --python-version); the drift
+    workflow installs the newest releases on that floor and on the newest Python, and its
+    report opens with the Python it ran (tools/drift.py)."""
+    makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
+    floors = set(re.findall(r"--python-version (\S+)", makefile))
+    assert len(floors) == 1
+    floor = floors.pop()
+    for lock in ROOT.glob("requirements*.lock"):
+        assert f"--python-version {floor} " in lock.read_text(encoding="utf-8").splitlines()[1]
+    workflow = (ROOT / ".github" / "workflows" / "drift.yml").read_text(encoding="utf-8")
+    minor = ".".join(floor.split(".")[:2])
+    assert f"image: python:{minor}-" in workflow  # the floor's series
+    assert "image: python:3-" in workflow  # the newest CPython
+    assert "Python {platform.python_version()}" in (ROOT / "tools" / "drift.py").read_text()

@@ -6,7 +6,10 @@ no stray characters, which is what can be checked offline.
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 from pathlib import Path
 from urllib.parse import urlparse
 
@@ -89,3 +92,52 @@ def test_the_references_page_lists_works_by_author_and_year(load):
     assert "**vaswani2017attention**" not in listing  # no BibTeX keys shown to readers
     shown = [entry.split("**")[1].lower() for entry in entries]
     assert shown == sorted(shown)  # alphabetical by label
+
+
+def test_citations_become_footnotes_defined_at_the_foot_of_the_page(load):
+    """What mkdocs-bibtex made of them, which hooks/bibliography.py replaced (issue #53):
+    a footnote reference per key, and one definition per work, in the order first cited,
+    on a line appended to the page (the plugin appended one to every page)."""
+    hook = load("hooks/bibliography.py")
+    page = "Attention [@vaswani2017attention]; both [@a2; @vaswani2017attention].\n"
+    data = parse_file(str(ROOT / "references.bib"))
+    data.entries["a2"] = data.entries["vaswani2017attention"]
+    out = hook.cite(page, "docs/x.md", data, text=lambda key: f"<{key}>")
+    assert out == (
+        "Attention [^vaswani2017attention]; both [^a2][^vaswani2017attention].\n\n"
+        "[^vaswani2017attention]: <vaswani2017attention>\n[^a2]: <a2>"
+    )
+    assert hook.cite("No citation, [a link](x), `q[@]`.\n", "docs/x.md", data) == (
+        "No citation, [a link](x), `q[@]`.\n\n"
+    )
+    text = hook.footnote_text(BIB, "vaswani2017attention")
+    assert text.startswith("Ashish Vaswani, ") and "Attention is all you need" in text
+    assert "\n" not in text
+
+
+def test_an_unknown_key_fails_the_strict_build_naming_the_key_and_the_page(tmp_path):
+    """A one-page site with the hook alone, built as `make build` builds (--strict)."""
+    docs = tmp_path / "docs"
+    (docs / "lesson").mkdir(parents=True)
+    (docs / "lesson" / "page.md").write_text(
+        "# Page\n\nKnown [@vaswani2017attention], unknown [@nosuchwork2099].\n", encoding="utf-8"
+    )
+    (tmp_path / "mkdocs.yml").write_text(
+        "site_name: t\ntheme: {name: material}\nmarkdown_extensions: [footnotes]\n"
+        f"hooks: [{ROOT / 'hooks' / 'bibliography.py'}]\n",
+        encoding="utf-8",
+    )
+    properdocs = Path(sys.executable).parent / "properdocs"
+    run = subprocess.run(
+        [properdocs, "build", "--strict", "-f", "mkdocs.yml", "-d", "site"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        env={**os.environ, "MFL_CACHE": "off"},
+    )
+    assert run.returncode != 0
+    assert (
+        "docs/lesson/page.md: cites @nosuchwork2099, which references.bib does not hold"
+        in run.stderr
+    )
+    assert "vaswani2017attention" not in run.stderr  # the known key is not reported
