@@ -31,7 +31,7 @@ T = np.array([corpus_tokens(merges[:j]) for j in k])
 names = [(m.left + m.right).decode() for m in merges]
 
 fig, (ax, ax2) = plt.subplots(
-    2, 1, figsize=(6.4, 4.8), sharex=True, height_ratios=(2, 1)
+    2, 1, figsize=(6.0, 5.0), sharex=True, height_ratios=(2, 1)
 )
 ax.plot(k, T, color="tab:blue", marker="o", lw=2)
 for j in k:
@@ -41,7 +41,7 @@ for j in k:
         textcoords="offset points",
         xytext=(0, 7),
         ha="center",
-        fontsize=8,
+        fontsize=9.5,
         color="tab:blue",
     )
 for j, name in enumerate(names, start=1):
@@ -51,7 +51,7 @@ for j, name in enumerate(names, start=1):
         textcoords="offset points",
         xytext=(0, -16),
         ha="center",
-        fontsize=8,
+        fontsize=9.5,
         color="0.3",
     )
 ax.set(
@@ -68,7 +68,7 @@ for j in (0, len(k) - 1):
         textcoords="offset points",
         xytext=(0, 7),
         ha="center",
-        fontsize=8,
+        fontsize=9.5,
         color="tab:orange",
     )
 ax2.set(

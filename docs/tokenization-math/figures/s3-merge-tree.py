@@ -23,7 +23,7 @@ def corpus_tokens(merges):
 
 T = [corpus_tokens(M_A[:k]) for k in range(len(M_A) + 1)]  # T_0 ... T_8
 
-fig, ax = plt.subplots(figsize=(7.2, 4.4))
+fig, ax = plt.subplots(figsize=(6.0, 5.0))
 next_x = [0.0]
 
 
@@ -45,7 +45,7 @@ def draw(token):
         token.decode(),
         ha="center",
         va="center",
-        fontsize=10,
+        fontsize=11,
         zorder=2,
         bbox={
             "boxstyle": "round,pad=0.25",
@@ -66,7 +66,7 @@ labels = [
     f"{k}: {m.left.decode()}+{m.right.decode()}  ({m.count})"
     for k, m in enumerate(M_A)
 ]
-ax.set_yticks(range(-1, len(M_A)), ["bytes"] + labels, fontsize=9)
+ax.set_yticks(range(-1, len(M_A)), ["bytes"] + labels, fontsize=10)
 ax.set_ylim(-1.7, len(M_A) - 0.3)
 ax.set_xlim(-0.8, next_x[0] - 0.5)
 ax.set_xticks([])
@@ -75,8 +75,8 @@ ax.set_ylabel("merge index k: pair (count)")
 right = ax.twinx()
 right.set_ylim(ax.get_ylim())
 right.set_yticks(range(-1, len(M_A)), [f"T = {t}" for t in T])
-right.tick_params(labelsize=9)
+right.tick_params(labelsize=10)
 right.spines["bottom"].set_visible(False)
 right.set_ylabel("corpus tokens after the merge")
-ax.set_title("Corpus A: eight merges build the tokens low, newer and ider")
+ax.set_title("Corpus A: eight merges build low, newer and ider")
 fig.tight_layout()

@@ -41,7 +41,7 @@ edges = [
     (i, j) for i in range(n) for j in range(i + 1, n + 1) if text[i:j] in p
 ]
 
-fig, axes = plt.subplots(len(paths), 1, figsize=(7.2, 6.4), sharex=True)
+fig, axes = plt.subplots(len(paths), 1, figsize=(5.6, 6.8), sharex=True)
 for ax, r in zip(axes, order):
     x = paths[r]
     cuts = np.cumsum([0] + [len(t) for t in x])
@@ -59,33 +59,33 @@ for ax, r in zip(axes, order):
                 f"{text[i:j]} {p[text[i:j]]}",
                 ha="center",
                 va="bottom",
-                fontsize=9,
+                fontsize=11,
                 color=color,
             )
         else:
             ax.plot(xs, ys, color="0.82", lw=1.0, zorder=1)
     ax.scatter(range(n + 1), np.zeros(n + 1), s=30, color="0.25", zorder=3)
     for k, ch in enumerate(text):
-        ax.text(k + 0.5, -0.12, ch, ha="center", va="top", fontsize=9)
+        ax.text(k + 0.5, -0.12, ch, ha="center", va="top", fontsize=11)
     post = prob[r] / math.exp(log_z)
     ax.text(
         n + 0.25,
         0.18,
         f"P(x) = {prob[r]:.4g}\nposterior {post:.4f}",
         va="center",
-        fontsize=9,
+        fontsize=10.5,
         color=color,
     )
     ax.set_ylim(-0.3, 0.75)
     ax.axis("off")
 for k in range(n + 1):  # node numbers under the last row
     axes[-1].text(
-        k, -0.3, str(k), ha="center", va="top", fontsize=8, color="0.4"
+        k, -0.3, str(k), ha="center", va="top", fontsize=10, color="0.4"
     )
 axes[0].set_title(
-    f'The 5 paths of "abab": P("abab") = {math.exp(log_z):.4f}, '
+    f'The 5 paths of "abab": P("abab") = {math.exp(log_z):.4f}\n'
     "Viterbi path in orange",
-    fontsize=10,
+    fontsize=11,
 )
-axes[0].set_xlim(-0.2, n + 1.4)
+axes[0].set_xlim(-0.2, n + 1.7)
 fig.tight_layout()

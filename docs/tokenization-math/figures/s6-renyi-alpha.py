@@ -1,8 +1,8 @@
 """Rényi efficiency against alpha for two tokenizations of corpus A.
 
-Corpus A in single bytes (no merges) and after its 8 BPE merges. Left:
+Corpus A in single bytes (no merges) and after its 8 BPE merges. Top:
 efficiency normalized by the observed types (tokenization-scorer's
-default); right: by the vocabulary size, 256 and 264 (the paper's
+default); bottom: by the vocabulary size, 256 and 264 (the paper's
 normalizer). The dotted line marks alpha = 2.5.
 """
 
@@ -38,7 +38,7 @@ tokenizers = [
 ]
 alphas = np.linspace(0.0, 10.0, 201)
 
-fig, axes = plt.subplots(1, 2, figsize=(7.2, 3.6), sharex=True)
+fig, axes = plt.subplots(2, 1, figsize=(6.0, 6.4), sharex=True)
 for ax, by_vocab in zip(axes, (False, True)):
     for name, c, n_v, color, ls in tokenizers:
         size = n_v if by_vocab else None
@@ -48,8 +48,9 @@ for ax, by_vocab in zip(axes, (False, True)):
         ax.plot(alphas, e, color=color, lw=2, ls=ls, label=label)
     ax.axvline(2.5, color="0.4", lw=1, ls=":")
     norm = "vocabulary size, 256 and 264" if by_vocab else "observed types"
-    ax.set(xlabel="order $\\alpha$")
-    ax.set_title(f"normalized by {norm}", fontsize=10)
-    ax.legend(frameon=False, fontsize=8, loc="upper right")
-axes[0].set_ylabel("Rényi efficiency $E_\\alpha$")
+    ax.set_title(f"normalized by {norm}", fontsize=11)
+    ax.legend(frameon=False, fontsize=10, loc="upper right")
+    ax.set_ylabel("Rényi efficiency $E_\\alpha$", fontsize=11)
+    ax.tick_params(labelsize=10)
+axes[-1].set_xlabel("order $\\alpha$", fontsize=11)
 fig.tight_layout()

@@ -42,7 +42,7 @@ rows = [
     (bpe_path, "BPE (merge rank)", "tab:blue"),
     (short_path, "fewest pieces", "tab:orange"),
 ]
-fig, axes = plt.subplots(2, 1, figsize=(6.8, 3.9), sharex=True)
+fig, axes = plt.subplots(2, 1, figsize=(6.0, 4.6), sharex=True)
 for ax, (path, name, color) in zip(axes, rows):
     cuts = np.cumsum([0] + [len(t) for t in path])
     on_path = set(zip(cuts[:-1], cuts[1:]))
@@ -58,14 +58,14 @@ for ax, (path, name, color) in zip(axes, rows):
                 text[i:j],
                 ha="center",
                 va="bottom",
-                fontsize=10,
+                fontsize=11,
                 color=color,
             )
         else:
             ax.plot(xs, ys, color="0.8", lw=1.0, zorder=1)
     ax.scatter(range(n + 1), np.zeros(n + 1), s=30, color="0.25", zorder=3)
     for k, ch in enumerate(text):
-        ax.text(k + 0.5, -0.1, ch, ha="center", va="top", fontsize=9)
+        ax.text(k + 0.5, -0.1, ch, ha="center", va="top", fontsize=11)
     prob = math.exp(sum(log_p[t] for t in path))
     ax.text(
         n + 0.3,
@@ -73,18 +73,18 @@ for ax, (path, name, color) in zip(axes, rows):
         f"{name}: {'/'.join(path)}\n{len(path)} tokens\n"
         f"unigram P = {prob:.6f}\nposterior {prob / math.exp(log_z):.4f}",
         va="center",
-        fontsize=8.5,
+        fontsize=10,
         color=color,
     )
     ax.set_ylim(-0.3, 0.75)
     ax.axis("off")
 for k in range(n + 1):
     axes[-1].text(
-        k, -0.3, str(k), ha="center", va="top", fontsize=8, color="0.4"
+        k, -0.3, str(k), ha="center", va="top", fontsize=10, color="0.4"
     )
 axes[0].set_title(
-    'Corpus B: "abcd" has 5 segmentations; BPE and the shortest path differ',
-    fontsize=10,
+    'Corpus B: "abcd" has 5 segmentations;\nBPE and the shortest path differ',
+    fontsize=11,
 )
-axes[0].set_xlim(-0.2, n + 2.3)
+axes[0].set_xlim(-0.2, n + 2.6)
 fig.tight_layout()

@@ -34,7 +34,7 @@ ntok = np.array([len(lm.bpe_encode_text(s, merges)) for s, _ in samples])
 
 x = np.arange(len(samples))
 w = 0.27
-fig, ax = plt.subplots(figsize=(6.8, 3.8))
+fig, ax = plt.subplots(figsize=(6.0, 4.0))
 ax.bar(x - w, cps, w, color="tab:gray", label="code points")
 ax.bar(x, nbytes, w, color="tab:blue", label="UTF-8 bytes")
 ax.bar(x + w, ntok, w, color="tab:orange", label="tokens, corpus A merges")
@@ -44,7 +44,7 @@ for k in x:
         max(nbytes[k], ntok[k]) + 0.5,
         f"{nbytes[k] / cps[k]:.2f} B/cp",
         ha="center",
-        fontsize=8,
+        fontsize=9.5,
     )
 ax.set_xticks(x, [name for _, name in samples])
 ax.set(
@@ -52,5 +52,5 @@ ax.set(
     ylim=(0, 21),
     title="Bytes per code point set where byte-level BPE starts",
 )
-ax.legend(frameon=False, loc="upper left", fontsize=8)
+ax.legend(frameon=False, loc="upper left", fontsize=9.5)
 fig.tight_layout()
