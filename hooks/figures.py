@@ -43,6 +43,12 @@ def figure_scripts(docs_dir: Path) -> list[Path]:
     return sorted(docs_dir.glob("**/figures/*.py"))
 
 
+def cache_stem(script: Path) -> str:
+    """The script's cache name, ``<lesson>-<name>``: two lessons may each have a
+    ``figures/bridge-pipeline.py``, and the cache keeps one entry per name."""
+    return f"{script.parent.parent.name}-{script.stem}"
+
+
 def render(script: Path) -> bytes:
     """Run ``script`` here and return its figure ``fig`` as SVG bytes (uncached)."""
     return pool.render_figure(str(script))
@@ -55,7 +61,7 @@ def on_files(files: Files, config) -> Files:
     for script in figure_scripts(docs_dir):
         uri = script.relative_to(docs_dir).with_suffix(".svg").as_posix()
         key = buildcache.digest([script.read_bytes(), shared])
-        svg = buildcache.lookup("figures", script.stem, key, "svg")
+        svg = buildcache.lookup("figures", cache_stem(script), key, "svg")
         file = File.generated(config, uri, content=svg or b"")
         if svg is None:
             _DRAWING.append((file, script, key, pool.submit(pool.render_figure, str(script))))
@@ -69,7 +75,7 @@ def on_env(env, config, files):
             svg = drawing.result()
         except Exception as exc:
             raise PluginError(f"{script}: the figure script failed: {exc!r}") from exc
-        buildcache.store("figures", script.stem, key, "svg", svg)
+        buildcache.store("figures", cache_stem(script), key, "svg", svg)
         file.content_bytes = svg
     _DRAWING.clear()
     return env

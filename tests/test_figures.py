@@ -89,3 +89,12 @@ def test_figures_stand_on_their_own_unindented_line():
         for number, line in enumerate(page.read_text(encoding="utf-8").splitlines(), 1):
             if re.search(r"!\[[^\]]*\]\(figures/", line):
                 assert line.startswith("!["), f"{page}:{number}: figure not on its own line"
+
+
+def test_each_script_has_its_own_cache_entry():
+    """The build cache keeps one entry per name and replaces the others, so two
+    lessons' scripts of one name (each lesson's ``bridge-pipeline.py``) must not
+    share one: a warm build would redraw them and differ from a clean one."""
+    stems = [hook.cache_stem(s) for s in SCRIPTS]
+    assert len(set(stems)) == len(stems)
+    assert len({s.stem for s in SCRIPTS}) < len(SCRIPTS)  # the case this guards exists
