@@ -185,3 +185,31 @@ def prob_rows(x: Any, name: str, func: str, *, ndim: int | None = None) -> np.nd
             f"got a row summing to {float(arr.sum(axis=-1)[row])!r} at index {row}"
         )
     return arr
+
+
+def logit_rows(x: Any, name: str, func: str, *, min_ndim: int = 1) -> np.ndarray:
+    """Logits ``(..., V)``: ``-inf`` allowed (a removed token), NaN and ``+inf`` not,
+    and at least one finite logit in every row."""
+    z = float_array(x, name, func, min_ndim=min_ndim, neg_inf=True)
+    dead = np.isneginf(z.max(axis=-1))
+    if dead.any():
+        where = tuple(int(i) for i in np.argwhere(dead)[0])
+        raise ValueError(
+            f"{func}: {name} must keep at least one finite entry per row; got a row with "
+            f"every logit -inf at index {where}"
+        )
+    return z
+
+
+def prob_pair(p: Any, q: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
+    """Two probability arrays ``p``, ``q`` over one vocabulary whose leading shapes broadcast."""
+    p, q = prob_rows(p, "p", func), prob_rows(q, "q", func)
+    same_last_dim(p, q, "p and q", func)
+    try:
+        np.broadcast_shapes(p.shape, q.shape)
+    except ValueError:
+        raise ValueError(
+            f"{func}: p and q must broadcast over their leading dimensions; "
+            f"got shapes {p.shape} and {q.shape}"
+        ) from None
+    return p, q

@@ -89,11 +89,9 @@ def expected_calibration_error(confidences: Any, correct: Any, n_bins: int = 15)
 
 
 def _logits_labels(logits: Any, labels: Any, f: str) -> tuple[np.ndarray, np.ndarray]:
-    z = _validate.float_array(logits, "logits", f, neg_inf=True)
+    z = _validate.logit_rows(logits, "logits", f)
     if z.ndim != 2:
         raise ValueError(f"{f}: logits must be 2-D (n, K); got shape {z.shape}")
-    if np.isneginf(z.max(axis=-1)).any():
-        raise ValueError(f"{f}: logits has a row with every logit -inf")
     y = _validate.int_ids(labels, z.shape[1], f, "labels")
     if y.shape != z.shape[:1]:
         raise ValueError(f"{f}: labels must be (n,) = ({z.shape[0]},); got shape {y.shape}")

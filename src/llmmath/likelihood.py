@@ -25,15 +25,6 @@ from llmmath import _validate
 from llmmath.softmax import log_softmax, logsumexp, softmax
 
 
-def _logits(logits: Any, func: str, min_ndim: int = 1) -> np.ndarray:
-    z = _validate.float_array(logits, "logits", func, min_ndim=min_ndim, neg_inf=True)
-    dead = np.isneginf(z.max(axis=-1))
-    if dead.any():
-        where = tuple(int(i) for i in np.argwhere(dead)[0])
-        raise ValueError(f"{func}: logits has a slice with every logit -inf at index {where}")
-    return z
-
-
 def _ignore_index(value: Any, func: str) -> int:
     if isinstance(value, bool) or not isinstance(value, (int, np.integer)):
         raise TypeError(f"{func}: ignore_index must be an int; got {value!r}")
@@ -140,7 +131,7 @@ def cross_entropy(
     array([0.6931, 0.    ])
     """
     f = "cross_entropy"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     ignore = None if ignore_index is None else _ignore_index(ignore_index, f)
     y, valid = _labels(targets, z.shape[-1], ignore, f, "targets")
     _leading(y, z, "targets", f)
@@ -171,7 +162,7 @@ def cross_entropy_grad(
            [ 0. ,  0. ]])
     """
     f = "cross_entropy_grad"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     ignore = None if ignore_index is None else _ignore_index(ignore_index, f)
     y, valid = _labels(targets, z.shape[-1], ignore, f, "targets")
     _leading(y, z, "targets", f)
@@ -235,7 +226,7 @@ def causal_lm_loss(
     20.0
     """
     f = "causal_lm_loss"
-    z = _logits(logits, f, min_ndim=2)
+    z = _validate.logit_rows(logits, "logits", f, min_ndim=2)
     ignore = _ignore_index(ignore_index, f)
     y, valid = _labels(labels, z.shape[-1], ignore, f, "labels")
     _leading(y, z, "labels", f)
@@ -250,7 +241,7 @@ def causal_lm_loss(
 
 def _token_logprobs(logits: Any, ids: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
     """The validated ids (..., T) and their teacher-forced log-probabilities (..., T − 1)."""
-    z = _logits(logits, func, min_ndim=2)
+    z = _validate.logit_rows(logits, "logits", func, min_ndim=2)
     y = _validate.int_ids(ids, z.shape[-1], func)
     _leading(y, z, "ids", func)
     picked = np.take_along_axis(log_softmax(z)[..., :-1, :], y[..., 1:, None], axis=-1)
@@ -302,7 +293,7 @@ def sequence_logprob(logits: Any, ids: Any, *, start: int = 1, mask: Any = None)
 
 
 def _z_parts(logits: Any, coef: Any, mask: Any, func: str):
-    z = _logits(logits, func)
+    z = _validate.logit_rows(logits, "logits", func)
     c = _validate.finite_float(coef, "coef", func)
     if c < 0:
         raise ValueError(f"{func}: coef must be >= 0; got {coef!r}")

@@ -38,19 +38,6 @@ def _log_base(base: Any, func: str) -> float:
     return float(np.log(b))
 
 
-def _pair(p: Any, q: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
-    p, q = _validate.prob_rows(p, "p", func), _validate.prob_rows(q, "q", func)
-    _validate.same_last_dim(p, q, "p and q", func)
-    try:
-        np.broadcast_shapes(p.shape, q.shape)
-    except ValueError:
-        raise ValueError(
-            f"{func}: p and q must broadcast over their leading dimensions; "
-            f"got shapes {p.shape} and {q.shape}"
-        ) from None
-    return p, q
-
-
 def _log_where_positive(x: np.ndarray) -> np.ndarray:
     """``log x`` where ``x > 0``, ``-inf`` at zeros (no warning)."""
     with np.errstate(divide="ignore"):
@@ -88,7 +75,7 @@ def cross_entropy_dist(p: Any, q: Any, *, base: float | None = None) -> np.ndarr
     1.668251
     """
     f = "cross_entropy_dist"
-    p, q = _pair(p, q, f)
+    p, q = _validate.prob_pair(p, q, f)
     terms = p * np.where(p > 0, -_log_where_positive(q), 0.0)
     return (0.0 + terms.sum(axis=-1)) / _log_base(base, f)
 
@@ -108,7 +95,7 @@ def kl_divergence(p: Any, q: Any, *, base: float | None = None) -> np.ndarray:
     array([inf,  1.])
     """
     f = "kl_divergence"
-    p, q = _pair(p, q, f)
+    p, q = _validate.prob_pair(p, q, f)
     pos = p > 0
     diff = np.where(pos, np.log(np.where(pos, p, 1.0)) - _log_where_positive(q), 0.0)
     return (0.0 + (p * diff).sum(axis=-1)) / _log_base(base, f)

@@ -26,7 +26,6 @@ import numpy as np
 from llmmath import _validate
 from llmmath.sampling import (
     _epsilon,
-    _logits,
     _min_p,
     _top_k,
     _top_p,
@@ -90,7 +89,7 @@ def repetition_penalty(logits: Any, context_ids: Any, penalty: float) -> np.ndar
     array([ 1.33333333, -1.5       ,  0.5       ])
     """
     f = "repetition_penalty"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     ids = _context(context_ids, z.shape[:-1], z.shape[-1], f)
     return _penalize(z, ids, _validate.positive_float(penalty, "penalty", f))
 
@@ -133,8 +132,8 @@ def cfg_logprobs(cond_logits: Any, uncond_logits: Any, guidance_scale: float) ->
     array([0.4458, 0.3589, 0.1953])
     """
     f = "cfg_logprobs"
-    c = _logits(cond_logits, f, "cond_logits")
-    u = _logits(uncond_logits, f, "uncond_logits")
+    c = _validate.logit_rows(cond_logits, "cond_logits", f)
+    u = _validate.logit_rows(uncond_logits, "uncond_logits", f)
     _validate.same_last_dim(c, u, "cond_logits and uncond_logits", f)
     try:
         ok = np.broadcast_shapes(c.shape, u.shape) == c.shape
@@ -191,7 +190,7 @@ def warp(
     2
     """
     f = "warp"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     penalty = _validate.positive_float(repetition_penalty, "repetition_penalty", f)
     n = _validate.positive_int(no_repeat_ngram_size, "no_repeat_ngram_size", f, minimum=0)
     T = _validate.positive_float(temperature, "temperature", f)

@@ -38,19 +38,6 @@ __all__ = [
 ]
 
 
-def _logits(logits: Any, func: str, name: str = "logits") -> np.ndarray:
-    """Logits ``(..., V)``, ``-inf`` allowed (a removed token), at least one finite per row."""
-    z = _validate.float_array(logits, name, func, min_ndim=1, neg_inf=True)
-    empty = np.isneginf(z.max(axis=-1))
-    if empty.any():
-        where = tuple(int(i) for i in np.argwhere(empty)[0])
-        raise ValueError(
-            f"{func}: {name} must keep at least one finite entry per row; got a row of "
-            f"only -inf at index {where}"
-        )
-    return z
-
-
 def _unit(
     value: Any, name: str, func: str, *, open_lo: bool = False, open_hi: bool = False
 ) -> float:
@@ -135,7 +122,7 @@ def apply_temperature(logits: Any, temperature: float) -> np.ndarray:
     array([0.5, 0.5, 0. ])
     """
     f = "apply_temperature"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     return z / _validate.positive_float(temperature, "temperature", f)
 
 
@@ -151,7 +138,7 @@ def top_k_filter(logits: Any, k: int, *, min_keep: int = 1) -> np.ndarray:
     array([  3.,   2.,   2., -inf])
     """
     f = "top_k_filter"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     k = _validate.positive_int(k, "k", f)
     return _top_k(z, k, _validate.positive_int(min_keep, "min_keep", f))
 
@@ -174,7 +161,7 @@ def top_p_filter(logits: Any, top_p: float, *, min_keep: int = 1) -> np.ndarray:
     array([0.6285, 0.2312, 0.1402, 0.    , 0.    ])
     """
     f = "top_p_filter"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     top_p = _unit(top_p, "top_p", f)
     return _top_p(z, top_p, _validate.positive_int(min_keep, "min_keep", f))
 
@@ -192,7 +179,7 @@ def min_p_filter(logits: Any, min_p: float, *, min_keep: int = 1) -> np.ndarray:
     array([ True,  True,  True,  True, False])
     """
     f = "min_p_filter"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     min_p = _unit(min_p, "min_p", f)
     return _min_p(z, min_p, _validate.positive_int(min_keep, "min_keep", f))
 
@@ -212,7 +199,7 @@ def typical_filter(logits: Any, mass: float, *, min_keep: int = 1) -> np.ndarray
     array([False,  True, False, False, False])
     """
     f = "typical_filter"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     mass = _unit(mass, "mass", f, open_lo=True, open_hi=True)
     return _typical(z, mass, _validate.positive_int(min_keep, "min_keep", f))
 
@@ -229,7 +216,7 @@ def epsilon_filter(logits: Any, epsilon: float, *, min_keep: int = 1) -> np.ndar
     array([ True,  True,  True, False, False])
     """
     f = "epsilon_filter"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     epsilon = _unit(epsilon, "epsilon", f, open_lo=True, open_hi=True)
     return _epsilon(z, epsilon, _validate.positive_int(min_keep, "min_keep", f))
 
@@ -252,7 +239,7 @@ def sample(logits: Any, rng: np.random.Generator, *, size: int | None = None) ->
     array([0.2524, 0.    , 0.7476])
     """
     f = "sample"
-    z = _logits(logits, f)
+    z = _validate.logit_rows(logits, "logits", f)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(
             f"{f}: rng must be a numpy.random.Generator (np.random.default_rng(seed)); "

@@ -24,14 +24,9 @@ from llmmath.sampling import sample
 
 
 def _pair(p: Any, q: Any, f: str) -> tuple[np.ndarray, np.ndarray]:
-    p, q = _validate.prob_rows(p, "p", f), _validate.prob_rows(q, "q", f)
-    _validate.same_last_dim(p, q, "p and q", f)
-    try:
-        return tuple(np.broadcast_arrays(p, q))  # type: ignore[return-value]
-    except ValueError:
-        raise ValueError(
-            f"{f}: p and q must broadcast; got shapes {p.shape} and {q.shape}"
-        ) from None
+    """``p`` and ``q`` checked, then broadcast to one shape."""
+    p, q = _validate.prob_pair(p, q, f)
+    return tuple(np.broadcast_arrays(p, q))  # type: ignore[return-value]
 
 
 def _residual(p: np.ndarray, q: np.ndarray, f: str) -> np.ndarray:
