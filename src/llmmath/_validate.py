@@ -213,3 +213,15 @@ def prob_pair(p: Any, q: Any, func: str) -> tuple[np.ndarray, np.ndarray]:
             f"got shapes {p.shape} and {q.shape}"
         ) from None
     return p, q
+
+
+def text(x: Any, name: str, func: str, *, utf8: bool = False) -> Any:
+    """``x`` as ``str`` (``bytes`` must be valid UTF-8), or as UTF-8 ``bytes`` if ``utf8``."""
+    if not isinstance(x, (str, bytes)):
+        raise TypeError(f"{func}: {name} must be str or bytes; got {type(x).__name__} {x!r}")
+    try:  # invalid bytes, or a str with a lone surrogate
+        if utf8:
+            return x.encode("utf-8") if isinstance(x, str) else x
+        return x.decode("utf-8") if isinstance(x, bytes) else x
+    except UnicodeError as err:
+        raise ValueError(f"{func}: {name} must be valid UTF-8; got {err}") from None

@@ -31,13 +31,7 @@ class _Lattice(NamedTuple):
 
 
 def _text(text: Any, f: str, name: str = "text") -> str:
-    if isinstance(text, bytes):
-        try:
-            text = text.decode("utf-8")
-        except UnicodeDecodeError as err:
-            raise ValueError(f"{f}: {name} must be valid UTF-8; got {text!r} ({err})") from None
-    elif not isinstance(text, str):
-        raise TypeError(f"{f}: {name} must be str or bytes; got {type(text).__name__}")
+    text = _validate.text(text, name, f)
     if not text:
         raise ValueError(f"{f}: {name} is empty; a lattice needs at least one character")
     return text

@@ -53,18 +53,6 @@ def bytes_to_unicode() -> dict[int, str]:
     return dict(_B2U)
 
 
-def _text(text: Any, name: str, f: str, *, utf8: bool = False) -> Any:
-    """``text`` as ``str`` (bytes must be valid UTF-8), or as UTF-8 ``bytes`` if ``utf8``."""
-    if not isinstance(text, (str, bytes)):
-        raise TypeError(f"{f}: {name} must be str or bytes; got {type(text).__name__} {text!r}")
-    try:  # invalid bytes, or a str with a lone surrogate
-        if utf8:
-            return text.encode("utf-8") if isinstance(text, str) else text
-        return text.decode("utf-8") if isinstance(text, bytes) else text
-    except UnicodeError as err:
-        raise ValueError(f"{f}: {name} must be valid UTF-8; got {err}") from None
-
-
 def pretokenize(text: str | bytes) -> list[str]:
     r"""GPT-2's pre-tokenizer: split ``text`` into the chunks that BPE merges never cross.
 
@@ -78,7 +66,7 @@ def pretokenize(text: str | bytes) -> list[str]:
     >>> pretokenize("Hello world's  2024!!"), pretokenize("IT'S")
     (['Hello', ' world', "'s", ' ', ' 2024', '!!'], ['IT', "'", 'S'])
     """
-    s: str = _text(text, "text", "pretokenize")
+    s: str = _validate.text(text, "text", "pretokenize")
     cls = ["s" if c in _SPACE else unicodedata.category(c)[0] for c in s]
     cls = [c if c in "sLN" else "o" for c in cls]  # whitespace, letter, number, other
     out, i, n = [], 0, len(s)
@@ -136,7 +124,7 @@ def bpe_train(
         raise ValueError(f"{f}: word_counts must not be empty; got {word_counts!r}")
     words: dict[tuple[bytes, ...], int] = {}
     for w, c in word_counts.items():
-        b = _text(w, "word_counts (a word)", f, utf8=True)
+        b = _validate.text(w, "word_counts (a word)", f, utf8=True)
         if not b:
             raise ValueError(f"{f}: word_counts has an empty word {w!r}")
         key = tuple(b[i : i + 1] for i in range(len(b)))  # "low" and b"low" are one word
@@ -206,7 +194,7 @@ def bpe_encode_word(word: str | bytes, merges: Any) -> list[bytes]:
     ([b'low', b'e', b's', b't'], [b's', b'low', b'er'])
     """
     f = "bpe_encode_word"
-    return _encode_chunk(_text(word, "word", f, utf8=True), _check_merges(merges, f))
+    return _encode_chunk(_validate.text(word, "word", f, utf8=True), _check_merges(merges, f))
 
 
 def _tokens(ranks: dict[tuple[bytes, bytes], int]) -> list[bytes]:
@@ -258,7 +246,7 @@ def bpe_encode_text(text: str | bytes, merges: Any, *, special_tokens: Any = Non
     [104, 105, 32, 264]
     """
     f = "bpe_encode_text"
-    s: str = _text(_text(text, "text", f, utf8=True), "text", f)
+    s: str = _validate.text(_validate.text(text, "text", f, utf8=True), "text", f)
     ranks = _check_merges(merges, f)
     vocab = {t: i for i, t in enumerate(_tokens(ranks))}
     specials = _check_specials(special_tokens, len(vocab), f)
@@ -332,7 +320,7 @@ def wordpiece_encode(
     (['ab', '##c', '##d'], ['un', '##aff', '##able'], ['[UNK]'])
     """
     f = "wordpiece_encode"
-    s: str = _text(word, "word", f)
+    s: str = _validate.text(word, "word", f)
     if isinstance(vocab, (str, bytes)) or not isinstance(vocab, Iterable):
         raise TypeError(f"{f}: vocab must be a set or mapping of str; got {vocab!r}")
     pieces = vocab if isinstance(vocab, (Mapping, set, frozenset)) else frozenset(vocab)
