@@ -66,15 +66,16 @@ _BIB_DIGEST = ""
 _DATA: BibliographyData | None = None
 
 
-def citation_labels(bib: Path = BIB) -> dict[str, str]:
-    """``key -> "Vaswani et al. 2017"`` for every entry of ``references.bib``."""
+def citation_labels(bib: Path = BIB, data: BibliographyData | None = None) -> dict[str, str]:
+    """``key -> "Vaswani et al. 2017"`` for every entry of ``references.bib`` (or of
+    ``data``, the file already parsed)."""
     import latexcodec  # noqa: F401  (registers the "ulatex" codec the labels decode with)
 
     def plain(name: str) -> str:
         return codecs.decode(name, "ulatex").replace("{", "").replace("}", "")
 
     labels = {}
-    for key, entry in parse_file(str(bib)).entries.items():
+    for key, entry in (data or parse_file(str(bib))).entries.items():
         people = entry.persons.get("author") or entry.persons.get("editor") or []
         names = [plain(" ".join(p.last_names)) for p in people]
         more = names[-1:] == ["others"]  # BibTeX's "and others"
@@ -94,7 +95,7 @@ def render_bibliography(path: Path = BIB) -> str:
     data = parse_file(str(path))
     style, backend = Style(), Backend()
     entries = {e.key: e.text.render(backend) for e in style.format_entries(data.entries.values())}
-    labels = citation_labels(path)
+    labels = citation_labels(data=data)
     return "\n".join(
         f'- <a id="ref-{key}"></a>**{labels[key]}**. {entries[key]}'
         for key in sorted(entries, key=lambda k: (labels[k].lower(), k))
