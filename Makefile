@@ -104,13 +104,17 @@ $(VENV)/.pre-commit-stamp: requirements-pre-commit.lock $(STAMP)
 pre-commit: install-pre-commit
 	$(BIN)/pre-commit install
 
-# Not --dirty: a dirty rebuild renders only the saved page, so autorefs knows
-# none of the API anchors the unrendered reference pages register, and the
-# page's links to the kernel API come out as raw Markdown (issue #52). The
-# page cache (hooks/caches.py) already makes a full rebuild quick; bench/site.py
-# times the edit loop (--loop-only).
+# --dirty: a rebuild writes only the pages whose Markdown you saved, and
+# hooks/caches.py restores the others from the earlier builds of the same
+# server, so the saved page comes out as a full build writes it
+# (tests/test_serve.py). A change to anything else (mkdocs.yml, the kernel,
+# references.bib, a figure script, a theme override) rewrites every page. What
+# other pages show of the saved one (its title in their navigation, the
+# overview's reading time, the Practice bank) is redone at the next full build.
+# The server keeps the hooks it started with: restart it after changing one.
+# bench/site.py times the edit loop (--loop-only).
 serve: install
-	$(BIN)/properdocs serve -f mkdocs.yml --dev-addr 127.0.0.1:8000
+	$(BIN)/properdocs serve --dirty -f mkdocs.yml --dev-addr 127.0.0.1:8000
 
 build: install
 	$(MAKE) --no-print-directory build-installed

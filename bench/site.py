@@ -276,10 +276,17 @@ class Server:
         return Path(self.out.name).read_text(encoding="utf-8", errors="replace")
 
     def builds(self) -> tuple[int, int]:
-        """(builds started, builds ended, in success or failure) so far."""
+        """(builds started, builds ended, in success or failure) so far.
+
+        Not counted by "Documentation built in": ProperDocs logs a build
+        message only once per process (a filter drops repeats), so a rebuild
+        that took as long as an earlier one says nothing. The server's own
+        messages are not filtered: the first build has ended once it serves,
+        and every later one with "Reloading browsers" or the error it logs.
+        """
         text = self.log()
-        ended = len(re.findall(r"Documentation built in|Aborted|Error building|Traceback", text))
-        return text.count("Building documentation"), ended
+        ended = len(re.findall(r"Reloading browsers|An error happened during the rebuild", text))
+        return text.count("Building documentation"), ended + ("Serving on" in text)
 
     def wait(self, done, timeout: float, what: str) -> str:
         """Poll until ``done()`` returns a value other than None; return it."""

@@ -162,8 +162,12 @@ def on_config(config):
     global _BIB_DIGEST, _DATA
     _FORMATTED.clear()
     # Package versions (pybtex, latexcodec) are covered by the memo.
-    _BIB_DIGEST = buildcache.digest([BIB.read_bytes(), Path(__file__).read_bytes()])
-    _DATA = parse_file(str(BIB))  # again each build: `properdocs serve` watches the file
+    bib_digest = buildcache.digest([BIB.read_bytes(), Path(__file__).read_bytes()])
+    # Parsed again when the file changed (`properdocs serve` watches it, and
+    # keeps this module between its builds).
+    if _DATA is None or bib_digest != _BIB_DIGEST:
+        _DATA = parse_file(str(BIB))
+    _BIB_DIGEST = bib_digest
     return config
 
 

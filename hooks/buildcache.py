@@ -33,7 +33,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-CACHE = ROOT / ".cache"
+# MFL_CACHE_DIR puts it elsewhere (tests/test_serve.py builds on a copy).
+CACHE = Path(os.environ.get("MFL_CACHE_DIR") or ROOT / ".cache")
 KERNEL = ROOT / "src" / "llmmath"
 # info, not warning: under --strict a warning fails the build, and a cache never should
 log = logging.getLogger("mkdocs.hooks.buildcache")
@@ -125,6 +126,26 @@ def configure(config_file: str | os.PathLike | None) -> None:
 # that changed; hooks/caches.py sets this from on_startup so that a Memo keeps
 # the entries of the pages such a build skipped.
 DIRTY = False
+
+# What a build of this process left for the next one (`make serve` builds many
+# times in one process): hooks keep there, by page, what a page contributes to
+# other pages, so that a dirty rebuild, which does not read a page it skips,
+# still has it (hooks/caches.py). ``RESTORED`` names the pages this build took
+# from there instead of reading them (set in on_nav).
+_SESSION: dict[str, dict] = {}
+RESTORED: frozenset[str] = frozenset()
+
+
+def session(name: str) -> dict:
+    """The dict ``name`` kept for the life of this process (empty at first)."""
+    return _SESSION.setdefault(name, {})
+
+
+def end_session() -> None:
+    """Forget what earlier builds left: the next build reads every page."""
+    global RESTORED
+    _SESSION.clear()
+    RESTORED = frozenset()
 
 
 class Memo:

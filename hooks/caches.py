@@ -24,9 +24,14 @@ that are pure functions of inputs we can name, and cost about a third of it:
 
 This hook also runs the life of every ``buildcache.memo``: it tells them
 whether the build is ``--dirty`` (``on_startup``) and saves them all when the
-build ends (``on_post_build``, or ``on_build_error``), when it also ends the
-worker processes of ``hooks/pool.py``; a clean build starts them at once
-(``on_startup``). ``MFL_CACHE=off`` turns every cache off.
+build ends (``on_post_build``, or ``on_build_error``; a dirty session, as
+`make serve` runs, keeps them open and saves them in ``on_shutdown``), when it
+also ends the worker processes of ``hooks/pool.py``; a clean build starts them
+at once (``on_startup``). ``MFL_CACHE=off`` turns every cache off.
+
+And it makes a dirty rebuild write its pages as a full build does: the pages
+it does not read are restored from the earlier builds of the same process
+(the section "Dirty rebuilds" below; ``tests/test_serve.py``).
 ``tests/test_reproducible.py`` checks that a warm build is byte-identical to
 a clean one and reuses every stored entry.
 """
@@ -45,7 +50,7 @@ import pool
 import pygments
 import pymdownx.highlight
 from jinja2 import Environment, FileSystemBytecodeCache
-from mkdocs.plugins import event_priority
+from mkdocs.plugins import CombinedEvent, event_priority
 from mkdocs.structure.toc import get_toc
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -146,39 +151,19 @@ def _build_logger() -> logging.Logger:
     return logger
 
 
-def _render_recorded(page, render, config, files, autorefs, inventory) -> tuple[dict, int]:
+def _render_recorded(page, render, config, files) -> tuple[dict, int]:
     """Render ``page``; return what the page cache stores, and the warnings logged."""
-    anchors: list[list] = []  # what autorefs' scanners register while the page renders
-    register = autorefs.register_anchor if autorefs else None
-    objects: list[list] = []  # what mkdocstrings adds to its inventory meanwhile
-    add_object = inventory.register if inventory is not None else None
-
-    def recording(page_, identifier, anchor=None, *, title=None, primary=True):
-        anchors.append([identifier, anchor, title, primary])
-        return register(page_, identifier, anchor, title=title, primary=primary)
-
-    def recording_object(*args, **kwargs):
-        objects.append([args, kwargs])
-        return add_object(*args, **kwargs)
-
     warned = buildcache.WarningCount()
     _HIGHLIGHTED.clear()
     _SIGNED.clear()
     logger = _build_logger()
     logger.addHandler(warned)
-    if autorefs:
-        autorefs.register_anchor = recording
-    if inventory is not None:
-        inventory.register = recording_object
     try:
         render(config, files)
     finally:
         logger.removeHandler(warned)
-        if autorefs:
-            del autorefs.register_anchor  # the class's method again
-        if inventory is not None:
-            del inventory.register
     links = getattr(page, "links_to_anchors", None)
+    registered = _registered(page.file.src_uri)
     result = {
         "content": page.content,
         "toc": _toc_tokens(page.toc.items),
@@ -187,16 +172,17 @@ def _render_recorded(page, render, config, files, autorefs, inventory) -> tuple[
         "links_to_anchors": None
         if links is None
         else {f.src_uri: anchors_ for f, anchors_ in links.items()},
-        "autorefs": anchors,
+        # what autorefs' scanners and mkdocstrings registered while it rendered
+        "autorefs": list(registered["autorefs"]),
         "highlights": sorted(set(_HIGHLIGHTED)),
         "signatures": sorted(set(_SIGNED)),
-        "inventory": objects,
+        "inventory": list(registered["inventory"]),
     }
     return result, warned.count
 
 
-def _restore(page, result: dict, files, autorefs, inventory) -> None:
-    """Set on ``page`` what its render set, and register what the render registered."""
+def _restore(page, result: dict, files) -> None:
+    """Set on ``page`` what its render set, and record what the render registered."""
     page.content = result["content"]
     page.toc = get_toc(result["toc"])
     page._title_from_render = result["title"]
@@ -212,10 +198,9 @@ def _restore(page, result: dict, files, autorefs, inventory) -> None:
     signatures = buildcache.memo("signatures")
     for key in result["signatures"]:
         signatures.keep(key)
-    for identifier, anchor, title, primary in result["autorefs"]:
-        autorefs.register_anchor(page, identifier, anchor, title=title, primary=primary)
-    for args, kwargs in result["inventory"]:
-        inventory.register(*args, **kwargs)
+    registered = _registered(page.file.src_uri)
+    registered["autorefs"].extend(result["autorefs"])
+    registered["inventory"].extend(result["inventory"])
 
 
 def _inventory(config):
@@ -226,21 +211,21 @@ def _inventory(config):
 
 def _render_cached(page, render, config, files) -> None:
     """``page.render(config, files)``, or its stored result for the same inputs."""
+    if not buildcache.enabled():
+        _render_recorded(page, render, config, files)
+        return None
     inputs = [_PAGE_INPUTS, page.file.src_uri, page.url, page.markdown]
-    inventory = None
     if API_BLOCK.search(page.markdown):
-        inventory = _inventory(config)
-        if inventory is None:
+        if _inventory(config) is None:
             return render(config, files)
         inputs.append(_API_INPUTS)
     pages = buildcache.memo("pages")
     key = buildcache.digest(inputs)
-    autorefs = config.plugins.get("autorefs")
     rendered, warnings = False, 0
 
     def produce() -> str:
         nonlocal rendered, warnings
-        result, warnings = _render_recorded(page, render, config, files, autorefs, inventory)
+        result, warnings = _render_recorded(page, render, config, files)
         rendered = True
         return json.dumps(result, sort_keys=True)
 
@@ -248,7 +233,7 @@ def _render_cached(page, render, config, files) -> None:
     if warnings:  # a page that warns is rendered (and warns) every build
         pages.forget(key)
     if not rendered:
-        _restore(page, json.loads(stored), files, autorefs, inventory)
+        _restore(page, json.loads(stored), files)
     return None
 
 
@@ -277,11 +262,15 @@ def on_files(files, config):
     _API_INPUTS = buildcache.digest(
         [buildcache.kernel_digest(), *(p.read_bytes() for p in RUFF_CONFIG if p.exists())]
     )
+    if buildcache.DIRTY:
+        _note_site_inputs(config, files)
     return files
 
 
 def on_pre_page(page, config, files):
-    if buildcache.enabled() and page.file.src_uri.endswith(".md"):
+    global _CURRENT
+    _CURRENT = page.file.src_uri
+    if page.file.src_uri.endswith(".md"):
         render = page.render
         page.render = lambda config, files: _render_cached(page, render, config, files)
     return page
@@ -312,19 +301,194 @@ def on_config(config):
     return config
 
 
-def on_env(env, config, files):
+@event_priority(100)  # before autorefs and mkdocstrings read what was registered
+def _register(env, config, files):
     if buildcache.enabled():
         _cache_templates(env, "theme")
+    _replay_registrations(config, files)
     return env
 
 
+@event_priority(-100)  # after autorefs has fixed the cross-references of the pages read
+def _restore_skipped(env, config, files):
+    _restore_skipped_pages(files)
+    return env
+
+
+on_env = CombinedEvent(_register, _restore_skipped)
+
+
+@event_priority(-100)  # the page as the template got it
+def on_post_page(output, page, config):
+    if buildcache.DIRTY:
+        _keep_for_next_build(page)
+    return output
+
+
 def on_post_build(config):
-    buildcache.save_memos()
+    if buildcache.DIRTY:
+        # A dirty session keeps its memos open for the next build (reading and
+        # writing them took a third of a rebuild); on_shutdown saves them.
+        buildcache.session("pages")["inputs"] = _SITE_INPUTS
+    else:
+        buildcache.save_memos()
     pool.shutdown()
+
+
+def on_shutdown():
+    buildcache.save_memos()
 
 
 def on_build_error(error):
     # Under `mkdocs serve` the next build must not inherit this one's memos;
-    # what they hold is correct (content-keyed), so it is kept.
+    # what they hold is correct (content-keyed), so it is kept. What this build
+    # left for a dirty rebuild may be half done: the next build reads every page.
+    buildcache.end_session()
     buildcache.save_memos()
     pool.shutdown()
+
+
+# ---------------------------------------------------------------------------
+# Dirty rebuilds (`make serve`)
+#
+# `properdocs serve --dirty` rebuilds only the pages whose Markdown changed
+# since they were written; it does not read the others. But a page shows what
+# other pages register as they are read: the API anchors its links resolve to
+# (autorefs), the headings its links check, their titles in the navigation,
+# their reading times (hooks/reader.py), their skill checks (the Practice
+# bank, hooks/quiz.py), their entries in the search index (hooks/search.py).
+# So every build of a dirty session keeps, for each page it writes, what the
+# page registered and its final state (``_keep_for_next_build``), in memory
+# (``buildcache.session``); a later build of the same process restores the
+# pages it skips from there, so that the pages it writes are the pages a full
+# build writes (tests/test_serve.py). What it keeps is valid only for the same
+# inputs besides the pages' Markdown (``_SITE_INPUTS``: mkdocs.yml, the
+# hooks, the theme overrides, the kernel, references.bib, every other file
+# under docs/, the files' addresses); when any changed, or there is nothing
+# kept (the first build, `properdocs build --dirty`), every page is read and
+# written. Pages are not rewritten for a change elsewhere: an overview's
+# reading time or the Practice bank catch up at the next full build.
+#
+# Registrations are replayed in page order (``_replay_registrations``), as a
+# full build makes them: autorefs takes the first page that registers an
+# identifier, so the order decides where a link goes.
+
+_SITE_INPUTS = ""
+_CURRENT = ""  # the page being read (on_pre_page): what it registers is its own
+_REGISTERED: dict[str, dict[str, list]] = {}  # this build's registrations, by page
+
+
+def _registered(src_uri: str) -> dict[str, list]:
+    return _REGISTERED.setdefault(src_uri, {"autorefs": [], "inventory": []})
+
+
+def _note_site_inputs(config, files) -> None:
+    global _SITE_INPUTS
+    docs = Path(config["docs_dir"]).resolve()
+    others = sorted(
+        f.src_uri
+        for f in files
+        if not f.inclusion.is_excluded()
+        and f.abs_src_path
+        and not f.src_uri.endswith(".md")
+        and Path(f.abs_src_path).resolve().is_relative_to(docs)
+    )
+    _SITE_INPUTS = buildcache.digest(
+        [
+            _PAGE_INPUTS,
+            _API_INPUTS,
+            *(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))),
+            *(p.read_bytes() for p in sorted((ROOT / "overrides").rglob("*")) if p.is_file()),
+            (ROOT / "references.bib").read_bytes(),
+            *(uri.encode() + (docs / uri).read_bytes() for uri in others),
+        ]
+    )
+
+
+def _modified() -> bool:
+    return True
+
+
+@event_priority(-100)  # the last on_nav: just before MkDocs reads the pages
+def on_nav(nav, config, files):
+    """Decide which pages a dirty build restores, and record what every page registers."""
+    _intercept_registrations(config)
+    if not buildcache.DIRTY:
+        return nav
+    kept = buildcache.session("pages")
+    if kept.get("inputs") != _SITE_INPUTS:
+        kept.clear()
+        kept["pages"] = {}
+    restored = set()
+    for file in files.documentation_pages():
+        if file.src_uri in kept["pages"] and not file.is_modified():
+            restored.add(file.src_uri)
+        else:  # read and written, whatever MkDocs would do
+            file.is_modified = _modified
+    buildcache.RESTORED = frozenset(restored)
+    return nav
+
+
+def _intercept_registrations(config) -> None:
+    """Until on_env, what autorefs and mkdocstrings are told to register is recorded by page."""
+    _REGISTERED.clear()
+    autorefs = config.plugins.get("autorefs")
+    inventory = _inventory(config)
+    if autorefs is not None:
+
+        def register_anchor(page, identifier, anchor=None, *, title=None, primary=True):
+            _registered(_CURRENT)["autorefs"].append([identifier, anchor, title, primary])
+
+        autorefs.register_anchor = register_anchor
+    if inventory is not None:
+
+        def register(*args, **kwargs):
+            _registered(_CURRENT)["inventory"].append([list(args), kwargs])
+
+        inventory.register = register
+
+
+def _replay_registrations(config, files) -> None:
+    autorefs = config.plugins.get("autorefs")
+    inventory = _inventory(config)
+    if autorefs is not None:
+        del autorefs.register_anchor  # the plugin's own method again
+    if inventory is not None:
+        del inventory.register
+    kept = buildcache.session("pages").get("pages", {})
+    for file in files.documentation_pages():
+        if file.src_uri in buildcache.RESTORED:
+            registered = kept[file.src_uri]["registered"]
+        else:
+            registered = _REGISTERED.get(file.src_uri, {"autorefs": [], "inventory": []})
+        if autorefs is not None:
+            for identifier, anchor, title, primary in registered["autorefs"]:
+                autorefs.register_anchor(
+                    file.page, identifier, anchor, title=title, primary=primary
+                )
+        if inventory is not None:
+            for args, kwargs in registered["inventory"]:
+                inventory.register(*args, **kwargs)
+
+
+def _restore_skipped_pages(files) -> None:
+    kept = buildcache.session("pages").get("pages", {})
+    for uri in buildcache.RESTORED:
+        page, state = files.get_file_from_path(uri).page, kept[uri]
+        page.content = state["content"]
+        page.toc = state["toc"]
+        page._title_from_render = state["title"]
+        page.meta = dict(state["meta"])
+        page.present_anchor_ids = state["present_anchor_ids"]
+        page.links_to_anchors = None  # checked when it was written
+
+
+def _keep_for_next_build(page) -> None:
+    buildcache.session("pages").setdefault("pages", {})[page.file.src_uri] = {
+        "content": page.content,
+        "toc": page.toc,
+        "title": page._title_from_render,
+        "meta": dict(page.meta),
+        "present_anchor_ids": page.present_anchor_ids,
+        "registered": _REGISTERED.get(page.file.src_uri, {"autorefs": [], "inventory": []}),
+    }

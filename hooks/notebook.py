@@ -596,6 +596,12 @@ def on_files(files, config):
             continue
         key = _compute_cache_key(file.abs_src_path, plugin.config, options["execute"])
         entry = _get_cache_path(plugin.config["cache_dir"], key)
+        # The plugin evicts the entries of the notebooks it did not render this
+        # build; a dirty rebuild (hooks/caches.py) renders none it skips, and
+        # the next full one would execute them again.
+        used = getattr(plugin, "_used_cache_paths", None)  # set in the plugin's on_pre_build
+        if isinstance(used, set):
+            used.add(entry)
         if not entry.exists():
             job = pool.submit(
                 pool.notebook_html, file.abs_src_path, options, plugin.config["toc_depth"]

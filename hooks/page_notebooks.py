@@ -616,10 +616,36 @@ def embed_figures(notebook_text: str, site_url: str, files: Files, where: str) -
 def on_env(env, config, files):
     """Embed the figures (hooks/figures.py has drawn them all by its on_env, which runs first)."""
     site_url = config.get("site_url", "").rstrip("/") + "/"
+    embedded = {}
     for file in _MADE:
-        file.content_string = embed_figures(file.content_string, site_url, files, file.src_uri)
+        text = file.content_string
+        # The figures it links to, as this build drew them: with the notebook
+        # and the site's address, all that its embedded copy depends on.
+        uris = sorted({m["url"][len(site_url) :] for m in FIGURE_LINK.finditer(text)})
+        figures = [files.get_file_from_path(uri) for uri in uris]
+        if None in figures:  # embed_figures warns, every build
+            file.content_string = embed_figures(text, site_url, files, file.src_uri)
+            continue
+        key = buildcache.digest(
+            [
+                text,
+                site_url,
+                *(u.encode() + f.content_bytes for u, f in zip(uris, figures, strict=True)),
+            ]
+        )
+        if key not in _EMBEDDED:
+            _EMBEDDED[key] = embed_figures(text, site_url, files, file.src_uri)
+        file.content_string = embedded[key] = _EMBEDDED[key]
+    _EMBEDDED.clear()
+    _EMBEDDED.update(embedded)
     _MADE.clear()
     return env
+
+
+# key -> a page notebook with its figures embedded: `properdocs serve` keeps
+# this module between its builds, and a rebuild need not redo the notebooks of
+# the pages that did not change (a JSON round trip each).
+_EMBEDDED: dict[str, str] = {}
 
 
 # Packages the theory notebooks import besides the kernel's (they draw figures).
@@ -660,7 +686,10 @@ def on_post_build(config) -> None:
     site = Path(config["site_dir"])
     # beside the page: <lesson>/theory/theory.ipynb, or <lesson>/theory.ipynb offline
     for copy in sorted({*site.glob("*/theory/theory.ipynb"), *site.glob("*/theory.ipynb")}):
-        text = copy.read_text(encoding="utf-8")
+        lesson = copy.relative_to(site).parts[0]
+        # From the source, not the copy: a dirty rebuild (`make serve`) that
+        # skips the notebook's page leaves the copy this hook already changed.
+        text = (Path(config["docs_dir"]) / lesson / copy.name).read_text(encoding="utf-8")
 
         def made(text=text, copy=copy) -> bytes:
             return with_install_cell(text, name, version, str(copy)).encode("utf-8")
@@ -668,7 +697,6 @@ def on_post_build(config) -> None:
         # Kept between builds: loading and dumping each notebook's JSON took a
         # tenth of a second.
         key = buildcache.digest([text, HOOK_SOURCE, name, version])
-        lesson = copy.relative_to(site).parts[0]
         copy.write_bytes(buildcache.cached("theory-notebooks", lesson, key, "ipynb", made))
 
 

@@ -372,13 +372,26 @@ def on_pre_build(config) -> None:
     _TOTALS.clear()
 
 
+# src_uri -> (its Markdown, its questions): `properdocs serve` keeps this module
+# between its builds, and a rebuild need not parse the pages that did not change.
+_PARSED: dict[str, tuple[str, list[Question]]] = {}
+
+
+def _questions_of_file(file) -> list[Question]:
+    markdown = file.content_string
+    seen = _PARSED.get(file.src_uri)
+    if seen is None or seen[0] != markdown:
+        seen = _PARSED[file.src_uri] = (markdown, questions_of(markdown, file.src_uri))
+    return seen[1]
+
+
 def on_files(files, config):
     """Parse every page's quizzes up front: ids must be unique site-wide."""
     owner: dict[str, str] = {}
     for file in files.documentation_pages():
         if not file.src_uri.endswith(".md"):
             continue
-        questions = questions_of(file.content_string, file.src_uri)
+        questions = _questions_of_file(file)
         for q in questions:
             if q.id in owner:
                 raise PluginError(

@@ -408,6 +408,15 @@ def on_pre_build(config) -> None:
     _NOTEBOOK_FILES.clear()
 
 
+def on_env(env, config, files):
+    # A dirty rebuild does not read the pages it skips (hooks/caches.py): their
+    # content is what this hook kept of them in an earlier build.
+    kept = buildcache.session("reader")
+    for uri in buildcache.RESTORED:
+        _CONTENT[uri] = kept[uri]
+    return env
+
+
 # Short inline code such as `(T, d_model)` reads as one token; a line break at
 # its space splits a shape in two. Longer spans may still wrap (narrow screens).
 SHORT_INLINE_CODE = re.compile(r"<code>(?=[^<]{1,30}</code>)")
@@ -528,6 +537,8 @@ def on_page_content(html_text: str, page, config, files) -> str:
     if "mfl-pdf-link" in html_text:
         html_text = local_pdf_links(html_text, page, config.get("site_url"), pdfs_published(config))
     _CONTENT[page.file.src_uri] = html_text
+    if buildcache.DIRTY:
+        buildcache.session("reader")[page.file.src_uri] = html_text
     if not is_lesson(page):
         return html_text
     stats = stats_for(page.file.src_uri)

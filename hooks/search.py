@@ -489,26 +489,58 @@ def on_config(config):
     _STORED.clear()
     _MAKING.clear()
     plugin = _search_plugin(config)
-    _CACHING[0] = plugin is not None and plugin.config.enabled and buildcache.enabled()
-    if not _CACHING[0]:
+    if plugin is None or not plugin.config.enabled:
+        _CACHING[0] = False
         return config
+    _CACHING[0] = buildcache.enabled()
     index = plugin.search_index
     add_entry = index.add_entry_from_context
     memo = buildcache.memo("search")
+    # Each page's entries, for a dirty rebuild that does not index the pages
+    # it skips (hooks/caches.py, on_post_build below).
+    by_page = buildcache.session("search")
 
     def add_entry_from_context(page):
+        start = len(index.entries)
         stored = _STORED.pop(id(page), None)
         if stored is not None:
             index.entries.extend(stored)
-            return
-        start = len(index.entries)
-        add_entry(page)
-        key = _MAKING.pop(id(page), None)
-        if key is not None:
-            memo.put(key, json.dumps(index.entries[start:], default=str))
+        else:
+            add_entry(page)
+            key = _MAKING.pop(id(page), None)
+            if key is not None:
+                memo.put(key, json.dumps(index.entries[start:], default=str))
+        by_page[page.file.src_uri] = index.entries[start:]
 
     index.add_entry_from_context = add_entry_from_context
     return config
+
+
+@event_priority(10)  # before the search plugin writes the index
+def on_post_build(config):
+    """In a dirty build, the index of every page, in page order, as a full build makes it.
+
+    Material's search plugin keeps the previous build's index in a dirty
+    session and replaces the entries of the one page a rebuild indexed; that
+    duplicates entries when a rebuild indexes more than one page, and moves
+    the page's entries to the end. The index is made here instead.
+    """
+    plugin = _search_plugin(config)
+    if not buildcache.DIRTY or plugin is None or not plugin.config.enabled:
+        return
+    by_page = buildcache.session("search")
+    plugin.search_index.entries = [
+        entry for file in _FILES[0].documentation_pages() for entry in by_page.get(file.src_uri, [])
+    ]
+    plugin.search_index_prev = None
+
+
+_FILES: list = [None]
+
+
+def on_files(files, config):
+    _FILES[0] = files
+    return files
 
 
 @event_priority(100)  # before the search plugin (priority 0) reads page.content

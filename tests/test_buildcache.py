@@ -301,12 +301,21 @@ class _Page:
         self.links_to_anchors = {}
 
 
-def _render_page(caches, page, autorefs):
-    config = SimpleNamespace(plugins={"autorefs": autorefs})
-    caches._PAGE_INPUTS = "site"
-    caches.on_pre_page(page, config, None)
-    page.render(config, None)
+def _read(caches, page, config):
+    """What a build does with one page, as far as these hooks go: on_nav records
+    what is registered, on_pre_page wraps the render, on_env replays the record."""
+    page.file.page = page
+    files = SimpleNamespace(documentation_pages=lambda: [page.file])
+    caches._intercept_registrations(config)
+    caches.on_pre_page(page, config, files)
+    page.render(config, files)
+    caches._replay_registrations(config, files)
     caches.on_post_build(None)
+
+
+def _render_page(caches, page, autorefs):
+    caches._PAGE_INPUTS = "site"
+    _read(caches, page, SimpleNamespace(plugins={"autorefs": autorefs}))
 
 
 def test_a_page_is_rendered_once_then_restored_whole_with_its_anchors(caches):
@@ -388,9 +397,7 @@ def test_an_api_page_is_cached_with_its_inventory_and_rendered_again_after_a_ker
         caches._PAGE_INPUTS, caches._API_INPUTS = "site", kernel
         inventory.registered.clear()
         page = _ApiPage(autorefs, inventory)
-        caches.on_pre_page(page, config, None)
-        page.render(config, None)
-        caches.on_post_build(None)
+        _read(caches, page, config)
         renders.append(page.renders)
         assert inventory.registered == [entry]  # recorded on a render, replayed on a hit
         assert page.content == "<h2 id='x'>::: llmmath.rope</h2>"
