@@ -413,6 +413,7 @@ def _modified() -> bool:
 def on_nav(nav, config, files):
     """Decide which pages a dirty build restores, and record what every page registers."""
     _intercept_registrations(config)
+    buildcache.RESTORED = frozenset()
     if not buildcache.DIRTY:
         return nav
     kept = buildcache.session("pages")

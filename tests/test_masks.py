@@ -264,7 +264,7 @@ def _mistral_sliding_mask(transformers, torch, window, n_cached, n_new):
         config=config,
         inputs_embeds=torch.zeros(1, n_new, 8, dtype=torch.float64),
         attention_mask=None,
-        past_key_values=cache,
+        cache=cache,  # transformers 5.24 (the reference lock); `past_key_values` before
         position_ids=torch.arange(n_cached, n_cached + n_new)[None],
         allow_is_causal_skip=False,
     )
