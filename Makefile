@@ -111,7 +111,8 @@ pre-commit: install-pre-commit
 # references.bib, a figure script, a theme override) rewrites every page. What
 # other pages show of the saved one (its title in their navigation, the
 # overview's reading time, the Practice bank) is redone at the next full build.
-# The server keeps the hooks it started with: restart it after changing one.
+# The server keeps the hooks it started with: restart it after changing one
+# (each rebuild says so until then).
 # bench/site.py times the edit loop (--loop-only).
 serve: install
 	$(BIN)/properdocs serve --dirty -f mkdocs.yml --dev-addr 127.0.0.1:8000

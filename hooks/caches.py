@@ -286,8 +286,28 @@ def on_startup(command, dirty):
         pool.start_early()
 
 
+# The hooks as this process loaded them: `properdocs serve` loads them once
+# and rebuilds with that code whatever the files say later.
+HOOKS_AT_START = {p.name: p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))}
+
+
+def changed_hooks() -> list[str]:
+    """The hook files that differ from the code this process runs."""
+    now = {p.name: p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))}
+    return sorted(
+        name for name in {*now, *HOOKS_AT_START} if now.get(name) != HOOKS_AT_START.get(name)
+    )
+
+
 @event_priority(-10)  # after mkdocstrings' on_config has set up its handlers
 def on_config(config):
+    changed = changed_hooks()
+    if changed:
+        logging.getLogger("mkdocs.hooks.caches").warning(
+            "hooks/%s changed since this server started, which still runs the old code: "
+            "restart `make serve` to build with it",
+            ", hooks/".join(changed),
+        )
     # Before any hook opens a memo (they do from on_files on).
     buildcache.configure(getattr(config, "config_file_path", None))
     pymdownx.highlight.highlight = pygments.highlight

@@ -421,3 +421,13 @@ def test_a_clean_build_starts_its_workers_at_startup(
     monkeypatch.setattr(buildcache, "CACHE", cache_dir if cache_exists else cache_dir / "none")
     caches.on_startup("build", False)
     assert started == ([True] if early else [])
+
+
+def test_a_server_says_when_a_hook_changed_since_it_started(caches, caplog, monkeypatch):
+    # `properdocs serve` loads the hooks once; a rebuild after editing one
+    # still runs the old code, so each build says so until the restart.
+    _build(caches)
+    assert "changed since this server started" not in caplog.text
+    monkeypatch.setitem(caches.HOOKS_AT_START, "quiz.py", b"# the code as it was loaded")
+    _build(caches)
+    assert "hooks/quiz.py changed since this server started" in caplog.text
