@@ -417,7 +417,7 @@ def _note_site_inputs(config, files) -> None:
         [
             _PAGE_INPUTS,
             _API_INPUTS,
-            *(p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))),
+            *HOOKS_AT_START.values(),  # the code this process runs, whatever the files say now
             *(p.read_bytes() for p in sorted((ROOT / "overrides").rglob("*")) if p.is_file()),
             (ROOT / "references.bib").read_bytes(),
             *(uri.encode() + (docs / uri).read_bytes() for uri in others),
