@@ -383,7 +383,7 @@ def on_build_error(error):
 # pages it skips from there, so that the pages it writes are the pages a full
 # build writes (tests/test_serve.py). What it keeps is valid only for the same
 # inputs besides the pages' Markdown (``_SITE_INPUTS``: mkdocs.yml, the
-# hooks, the theme overrides, the kernel, references.bib, every other file
+# hooks the process loaded, the theme overrides, the kernel, references.bib, every other file
 # under docs/, the files' addresses); when any changed, or there is nothing
 # kept (the first build, `properdocs build --dirty`), every page is read and
 # written. Pages are not rewritten for a change elsewhere: an overview's
