@@ -248,7 +248,7 @@ SIGNATURES = {
     "viterbi": "(text, log_probs)",
     "forward_backward": "(text, log_probs)",
     "segmentation_entropy": "(text, log_probs, *, alpha=1.0)",
-    "sample_segmentation": "(text, log_probs, *, rng, alpha=1.0)",
+    "sample_segmentation": "(text, log_probs, *, rng, alpha=1.0, size=None)",
     "em_step": "(word_counts, log_probs)",
     "removal_loss": "(word_counts, log_probs, piece)",
     "renyi_entropy": "(counts, alpha, *, base=None)",

@@ -223,13 +223,32 @@ def test_sampling_distribution(alpha):
     exact /= exact.sum()
     if alpha == 1.0:
         np.testing.assert_allclose(exact, [0.0165, 0.1103, 0.0276, 0.1103, 0.7353], atol=5e-5)
-    rng = np.random.default_rng(0)
     N = 4000
-    draws = Counter(tuple(sample_segmentation("abab", LP, rng=rng, alpha=alpha)) for _ in range(N))
-    assert set(draws) <= {tuple(x) for x in SEGS}
-    emp = np.array([draws[tuple(x)] / N for x in SEGS])
+    rng = np.random.default_rng(0)
+    one_at_a_time = (sample_segmentation("abab", LP, rng=rng, alpha=alpha) for _ in range(N))
+    together = sample_segmentation("abab", LP, rng=np.random.default_rng(0), alpha=alpha, size=N)
+    assert len(together) == N
     se = np.sqrt(exact * (1 - exact) / N)
-    assert np.all(np.abs(emp - exact) <= 4 * se), (emp, exact)
+    for drawn in (one_at_a_time, together):
+        draws = Counter(map(tuple, drawn))
+        assert set(draws) <= {tuple(x) for x in SEGS}
+        emp = np.array([draws[tuple(x)] / N for x in SEGS])
+        assert np.all(np.abs(emp - exact) <= 4 * se), (emp, exact)
+
+
+def test_sampling_size():
+    """``size=m``: m segmentations of the text, every position's pieces drawn, seeded."""
+    lp = {c: -1.0 for c in "abcde"} | {"ab": -0.5, "bcd": -0.7, "cde": -0.2, "abcde": -3.0}
+    xs = sample_segmentation("abcde", lp, rng=np.random.default_rng(5), size=500)
+    assert len(xs) == 500 and all("".join(x) == "abcde" for x in xs)
+    assert all(all(t in lp for t in x) for x in xs)
+    assert len({tuple(x) for x in xs}) == count_segmentations("abcde", lp)  # 6, all seen
+    again = sample_segmentation("abcde", lp, rng=np.random.default_rng(5), size=500)
+    assert again == xs
+    assert sample_segmentation("a", {"a": 0.0}, rng=np.random.default_rng(0), size=2) == [
+        ["a"],
+        ["a"],
+    ]
 
 
 def test_sampling_limits_and_determinism():
@@ -371,6 +390,18 @@ BAD = [
         "alpha",
     ),
     ("rng-missing", lambda: sample_segmentation("ab", LP), TypeError, "rng"),
+    (
+        "size-zero",
+        lambda: sample_segmentation("ab", LP, rng=np.random.default_rng(0), size=0),
+        ValueError,
+        "size must be >= 1; got 0",
+    ),
+    (
+        "size-float",
+        lambda: sample_segmentation("ab", LP, rng=np.random.default_rng(0), size=2.0),
+        TypeError,
+        "size must be an integer; got 2.0",
+    ),
     (
         "rng-int",
         lambda: sample_segmentation("ab", LP, rng=0),

@@ -262,14 +262,24 @@ def segmentation_entropy(text: Any, log_probs: Mapping[str, float], *, alpha: fl
 
 
 def sample_segmentation(
-    text: Any, log_probs: Mapping[str, float], *, rng: np.random.Generator, alpha: float = 1.0
-) -> list[str]:
-    """One segmentation drawn from ``P_α(x | text) ∝ exp(α·score(x))`` (subword regularization).
+    text: Any,
+    log_probs: Mapping[str, float],
+    *,
+    rng: np.random.Generator,
+    alpha: float = 1.0,
+    size: int | None = None,
+) -> list[str] | list[list[str]]:
+    """A segmentation drawn from ``P_α(x | text) ∝ exp(α·score(x))`` (subword regularization).
 
     Forward filtering, backward sampling: from node ``n`` back to 0, the last piece
     ``text[i:j]`` is drawn with probability ``∝ exp(α_i + α·score)``, by inverse CDF on
     ``u = rng.random()``. ``alpha > 0``: ``α → 0`` approaches uniform over segmentations,
     ``α → ∞`` the Viterbi path. Agrees with spm's sampling in distribution, not draw for draw.
+
+    ``size=None`` returns one segmentation (``list[str]``); ``size=m`` returns ``m``
+    independent ones (``list[list[str]]``), from one forward pass, the backward choices
+    of all draws standing on a node taken together. The ``m`` draws are not those of ``m``
+    calls with the same generator (the uniforms are used in another order).
 
     Examples
     --------
@@ -278,21 +288,43 @@ def sample_segmentation(
     >>> "".join(x), x in (["a", "b", "a", "b"], ["ab", "a", "b"], ["a", "ba", "b"],
     ...                   ["a", "b", "ab"], ["ab", "ab"])
     ('abab', True)
+    >>> xs = sample_segmentation("abab", lp, rng=np.random.default_rng(0), size=3)
+    >>> len(xs), all("".join(x) == "abab" for x in xs)
+    (3, True)
     """
     f = "sample_segmentation"
     lat = _lattice(_text(text, f), _scores(log_probs, f), f)
     a = _validate.positive_float(alpha, "alpha", f)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"{f}: rng must be a numpy.random.Generator; got {type(rng).__name__}")
+    m = None if size is None else _validate.positive_int(size, "size", f)
     s = a * lat.score
-    fwd, pieces, k = _forward(lat, s), [], lat.n
-    while k > 0:
+    fwd = _forward(lat, s)
+
+    def last_piece(k: int, u: np.ndarray) -> np.ndarray:
+        """The edges ending at node ``k`` that uniforms ``u`` pick, by inverse CDF."""
         lo, hi = lat.end_ptr[k], lat.end_ptr[k + 1]
         cum = np.cumsum(softmax(fwd[lat.i[lo:hi]] + s[lo:hi]))
-        e = lo + min(int(np.searchsorted(cum, rng.random() * cum[-1], side="right")), hi - lo - 1)
-        pieces.append(lat.keys[lat.pid[e]])
-        k = int(lat.i[e])
-    return pieces[::-1]
+        return lo + np.minimum(np.searchsorted(cum, u * cum[-1], side="right"), hi - lo - 1)
+
+    if m is None:
+        pieces, k = [], lat.n
+        while k > 0:
+            e = int(last_piece(k, np.array(rng.random())))
+            pieces.append(lat.keys[lat.pid[e]])
+            k = int(lat.i[e])
+        return pieces[::-1]
+    # Every edge leads to a lower node, so visiting the nodes from n down to 1 meets each
+    # draw at every node of its path, in order: one vectorized choice per node.
+    at = np.full(m, lat.n)  # (m,) the node each draw stands on
+    edge_into = np.full((m, lat.n), -1)  # (m, n) edge taken into node k + 1, -1 if none
+    for k in range(lat.n, 0, -1):
+        here = np.flatnonzero(at == k)
+        if here.size:
+            chosen = last_piece(k, rng.random(here.size))
+            edge_into[here, k - 1] = chosen
+            at[here] = lat.i[chosen]
+    return [[lat.keys[p] for p in lat.pid[row[row >= 0]]] for row in edge_into]
 
 
 def _corpus(words: list, scores: dict, f: str, why: str = "") -> tuple[float, np.ndarray]:
