@@ -30,6 +30,7 @@ Merge.__doc__ = """A BPE merge: ``left + right`` (bytes) becomes a token; ``coun
 _KEEP = (*range(33, 127), *range(161, 173), *range(174, 256))  # printable: mapped to themselves
 _MOVED = [b for b in range(256) if b not in _KEEP]  # 0..32, 127..160, 173 -> U+0100 ... U+0143
 _B2U = {b: chr(b) if b in _KEEP else chr(256 + _MOVED.index(b)) for b in range(256)}
+_SINGLE_BYTES = frozenset(bytes([x]) for x in range(256))
 # Unicode's White_Space (`regex`'s \s); str.isspace() and re's \s add U+001C..U+001F
 _SPACE = frozenset("\t\n\v\f\r \x85\xa0\u1680\u2028\u2029\u202f\u205f\u3000").union(
     map(chr, range(0x2000, 0x200B))
@@ -131,26 +132,42 @@ def bpe_train(
         words[key] = words.get(key, 0) + _validate.positive_int(c, f"word_counts[{w!r}]", f)
     order = range(256) if tie_order == "bytes" else sorted(range(256), key=_B2U.__getitem__)
     rank = {bytes([x]): r for r, x in enumerate(order)}
+    # The pair counts are counted once, then kept up to date: a merge changes only the
+    # pairs of the words it touches (HF's trainer does the same), which is what makes
+    # training on a real text's vocabulary fast enough for a page.
+    pairs: dict[tuple[bytes, bytes], int] = {}
+    for w, c in words.items():
+        _add_pairs(pairs, w, c)
     merges: list[Merge] = []
-    while len(merges) < num_merges:
-        pairs: dict[tuple[bytes, bytes], int] = {}
-        for w, c in words.items():
-            for p in zip(w, w[1:], strict=False):
-                pairs[p] = pairs.get(p, 0) + c
-        if not pairs:
-            break
+    while len(merges) < num_merges and pairs:
         a, b = max(pairs, key=lambda p: (pairs[p], -rank[p[0]], -rank[p[1]]))
         rank[a + b] = 256 + len(merges)
         merges.append(Merge(a, b, pairs[a, b]))
-        words = {(tuple(_merge_word(list(w), a, b)) if a in w else w): c for w, c in words.items()}
+        for w in [w for w in words if a in w and b in w]:
+            merged = tuple(_merge_word(list(w), a, b))
+            if merged != w:
+                c = words.pop(w)
+                _add_pairs(pairs, w, -c)
+                _add_pairs(pairs, merged, c)
+                words[merged] = words.get(merged, 0) + c
     return merges
+
+
+def _add_pairs(pairs: dict[tuple[bytes, bytes], int], word: tuple[bytes, ...], c: int) -> None:
+    """Add ``c`` to the count of every adjacent pair of ``word``, dropping counts that reach 0."""
+    for p in zip(word, word[1:], strict=False):
+        n = pairs.get(p, 0) + c
+        if n:
+            pairs[p] = n
+        else:
+            del pairs[p]
 
 
 def _check_merges(merges: Any, f: str) -> dict[tuple[bytes, bytes], int]:
     """Ranks ``(left, right) -> k`` of a well-formed merge list, in merge order."""
     if isinstance(merges, (str, bytes)) or not isinstance(merges, Iterable):
         raise TypeError(f"{f}: merges must be a list of (left, right) pairs; got {merges!r}")
-    known = {bytes([x]) for x in range(256)}
+    known = set(_SINGLE_BYTES)
     ranks: dict[tuple[bytes, bytes], int] = {}
     for k, m in enumerate(merges):
         pair = m[:2] if isinstance(m, Merge) else m
