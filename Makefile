@@ -31,14 +31,13 @@ export NO_MKDOCS_2_WARNING := 1
 export NBCONVERT_DISABLE_CONFIG_EXPORTERS := 1
 export OPENBLAS_NUM_THREADS := 1
 
-.PHONY: install install-latest reference serve build build-installed test test-installed test-fast test-portability test-reproducible test-reproducible-installed lint bench dist lock clean
+.PHONY: install install-floor test-floor test-floor-installed install-latest reference serve build build-installed test test-installed test-fast test-portability test-reproducible test-reproducible-installed lint bench dist lock clean
 .PHONY: install-mutation install-uv install-pre-commit mutation pre-commit
 
 install: $(STAMP)
 
 # The Python floor (CONTRIBUTING, "The Python floor and the browser"): the locks
-# are compiled for every 3.11 (`lock` below), so a newer package that needs more
-# (pymdown-extensions 13 needs 3.11.5) waits; this says so before pip would.
+# are compiled for every 3.11 and newer (`lock` below); this says so before pip would.
 $(BIN)/python:
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11 or newer is needed, not " + sys.version.split()[0] + ": run make with PYTHON=/path/to/python3.11 (CONTRIBUTING, \"The Python floor and the browser\")")'
 	$(PYTHON) -m venv $(VENV)
@@ -161,6 +160,29 @@ test-reproducible: build
 test-reproducible-installed:
 	MFL_CLEAN_BUILD=1 $(BIN)/pytest -q tests/test_reproducible.py
 
+# The lock's branch for Python 3.11.0-3.11.4 (requirements.lock pins pymdown-extensions
+# 12.3 there; 13 needs 3.11.5): installed with PYTHON_FLOOR, Debian 12's python3 (3.11.2),
+# into .venv-floor, whose clean build must give site/ byte for byte but for what the
+# Python release changes (tests/test_reproducible.py). CI runs it; a minute.
+PYTHON_FLOOR ?= /usr/bin/python3.11
+FLOOR_VENV := .venv-floor
+FLOOR_STAMP := $(FLOOR_VENV)/.installed-stamp
+
+install-floor: $(FLOOR_STAMP)
+
+$(FLOOR_STAMP): requirements.lock pyproject.toml
+	@$(PYTHON_FLOOR) -c 'import sys; sys.exit(not (3, 11) <= sys.version_info < (3, 11, 5) and "PYTHON_FLOOR must be a Python 3.11 older than 3.11.5, not " + sys.version.split()[0])'
+	$(PYTHON_FLOOR) -m venv $(FLOOR_VENV)
+	$(FLOOR_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --require-hashes -r requirements.lock
+	$(FLOOR_VENV)/bin/python -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	touch $(FLOOR_STAMP)
+
+test-floor: build install-floor
+	$(MAKE) --no-print-directory test-floor-installed
+
+test-floor-installed:
+	MFL_FLOOR_PYTHON=$(FLOOR_VENV)/bin/python $(BIN)/pytest -q tests/test_reproducible.py -k older_3_11
+
 # Kernel and pages only, no build (a quick loop while editing): no browser tests,
 # and none marked slow (rebuilds, the wheel in a clean venv, the page notebooks).
 test-fast: install
@@ -253,10 +275,17 @@ test-pdf-installed:
 	MFL_PDF=1 $(BIN)/pytest tests/test_pdf.py
 
 # Re-pin every dependency (run after editing pyproject.toml or package.json).
+# requirements.lock, what `make install` installs, holds the pins for every
+# platform and Python from the floor up (--universal): macOS needs packages that
+# Linux does not (ipykernel's appnope). Where a newer release needs more than the
+# floor, pyproject.toml says from which Python it applies, and the lock pins the
+# package once per range (pymdown-extensions: 13 from 3.11.5, 12.3 before);
+# --fork-strategy fewest keeps one version of everything else across Pythons.
 # The groups are pinned within requirements.lock (-c): a package they share
 # with the default install has one version everywhere.
 lock: install-uv
-	$(BIN)/uv pip compile pyproject.toml --all-extras --python-version 3.11 --generate-hashes -o requirements.lock
+	$(BIN)/uv pip compile pyproject.toml --all-extras --python-version 3.11 --universal --fork-strategy fewest \
+		--generate-hashes -o requirements.lock
 	$(BIN)/uv pip compile pyproject.toml --group reference --python-version 3.11 --generate-hashes \
 		-c requirements.lock --no-annotate $(REFERENCE_PIP_ARGS) -o requirements-reference.lock
 	for group in $(TOOL_GROUPS); do \

@@ -14,13 +14,16 @@ import tomllib
 from pathlib import Path
 
 import pytest
+from packaging.markers import Marker, default_environment
 
 ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 GROUPS = PYPROJECT["dependency-groups"]
 TOOL_GROUPS = {"mutation": "cosmic-ray", "uv": "uv", "pre-commit": "pre-commit"}
 PIN = re.compile(
-    r"^([A-Za-z0-9_.-]+)==(\S+) \\\n((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)", re.M
+    r"^([A-Za-z0-9_.-]+)==([^\s;]+)(?: ; ([^\n\\]+))? \\\n"
+    r"(?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+",
+    re.M,
 )
 
 
@@ -28,12 +31,26 @@ def _name(requirement: str) -> str:
     return re.split(r"[\s<>=!~\[;]", requirement, maxsplit=1)[0].lower().replace("_", "-")
 
 
-def pins(lock: str) -> dict[str, str]:
-    """Package -> version of every hashed pin in ``lock``."""
+def pins(lock: str, *, python: str = "3.11.7") -> dict[str, str]:
+    """Package -> version of every hashed pin in ``lock`` that applies on Linux with
+    CPython ``python`` (requirements.lock pins some packages per platform or Python)."""
     text = (ROOT / lock).read_text(encoding="utf-8")
-    found = {_name(name): version for name, version, _ in PIN.findall(text)}
+    here = {
+        **default_environment(),
+        "sys_platform": "linux",
+        "platform_system": "Linux",
+        "implementation_name": "cpython",
+        "platform_python_implementation": "CPython",
+        "python_full_version": python,
+        "python_version": ".".join(python.split(".")[:2]),
+    }
+    found = PIN.findall(text)
     assert len(found) == len(re.findall(r"^[A-Za-z0-9]", text, re.M))  # every pin is hashed
-    return found
+    return {
+        _name(name): version
+        for name, version, marker in found
+        if not marker or Marker(marker).evaluate(here)
+    }
 
 
 def test_the_default_install_carries_no_tool_that_one_target_alone_uses():
@@ -125,3 +142,21 @@ def test_the_drift_workflow_runs_the_floor_and_the_newest_python():
     assert f"image: python:{minor}-" in workflow  # the floor's series
     assert "image: python:3-" in workflow  # the newest CPython
     assert "Python {platform.python_version()}" in (ROOT / "tools" / "drift.py").read_text()
+
+
+def test_the_default_lock_installs_on_every_platform_and_every_3_11():
+    """requirements.lock is compiled for every platform and Python from the floor up
+    (`make lock`: --universal), so that `make install` works on macOS too (ipykernel
+    needs appnope there), and pins one package per Python range: pymdown-extensions 13
+    needs 3.11.5, so 3.11.0-3.11.4 (Debian 12's python3 is 3.11.2) keep 12.3. Nothing
+    else differs between the two (CONTRIBUTING, "The Python floor and the browser");
+    `make test-floor` builds the site on the older branch."""
+    text = (ROOT / "requirements.lock").read_text(encoding="utf-8")
+    assert "--universal --fork-strategy fewest" in text.splitlines()[1]
+    assert re.search(r"^appnope==\S+ ; sys_platform == 'darwin' \\$", text, re.M)
+    older, newer = pins("requirements.lock", python="3.11.2"), pins("requirements.lock")
+    assert older["pymdown-extensions"] == "12.3"
+    assert int(newer["pymdown-extensions"].split(".")[0]) >= 13
+    assert sorted(n for n in newer if older.get(n) != newer[n]) == ["pymdown-extensions"]
+    declared = PYPROJECT["project"]["optional-dependencies"]["docs"]
+    assert "pymdown-extensions>=13.1.2; python_full_version >= '3.11.5'" in declared

@@ -21,8 +21,17 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 def locked() -> dict[str, str]:
-    pins = re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\;]+)", LOCK.read_text(), re.M)
-    return {name.lower().replace("_", "-"): version for name, version in pins}
+    """Name -> version of the pins that apply here: the lock is compiled for every platform
+    and Python, and a pin with a marker (``; python_full_version < '3.11.5'``) applies only
+    where the marker holds."""
+    from packaging.markers import Marker
+
+    pins = re.findall(r"^([A-Za-z0-9_.-]+)==([^\s\\;]+)(?: ; ([^\n\\]+))?", LOCK.read_text(), re.M)
+    return {
+        name.lower().replace("_", "-"): version
+        for name, version, marker in pins
+        if not marker or Marker(marker.strip()).evaluate()
+    }
 
 
 def expected_chromium() -> str:

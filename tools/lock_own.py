@@ -15,19 +15,25 @@ import re
 import sys
 from pathlib import Path
 
-# A pin with its hashes: `name==version \` and one `--hash=sha256:...` line each.
+# A pin with its hashes: `name==version \` (or `name==version ; marker \`, in a lock
+# compiled for every platform and Python) and one `--hash=sha256:...` line each.
 PIN = re.compile(
-    r"^([A-Za-z0-9_.-]+)==(\S+) \\\n((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)", re.M
+    r"^([A-Za-z0-9_.-]+)==([^\s;]+)(?: ; [^\n\\]+)? \\\n"
+    r"((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)",
+    re.M,
 )
 
 
-def pins(text: str) -> dict[str, tuple[str, str]]:
-    """Normalised name -> (the pin's text, its version); every pin must carry its hashes."""
-    found = {}
+def pins(text: str) -> dict[str, list[tuple[str, str]]]:
+    """Normalised name -> [(the pin's text, its version), ...]: more than one where the
+    lock pins a package per Python version; every pin must carry its hashes."""
+    found: dict[str, list[tuple[str, str]]] = {}
+    count = 0
     for match in PIN.finditer(text):
         name, version, _ = match.groups()
-        found[name.lower().replace("_", "-")] = (match[0], version)
-    if len(found) != len(re.findall(r"^[A-Za-z0-9]", text, re.M)):
+        found.setdefault(name.lower().replace("_", "-"), []).append((match[0], version))
+        count += 1
+    if count != len(re.findall(r"^[A-Za-z0-9]", text, re.M)):
         raise SystemExit("a pin without its hashes (or in another form) in the lock")
     return found
 
@@ -35,11 +41,15 @@ def pins(text: str) -> dict[str, tuple[str, str]]:
 def own(lock: str, other: str) -> str:
     mine, theirs = pins(lock), pins(other)
     differ = {
-        n: (v, theirs[n][1]) for n, (_, v) in mine.items() if n in theirs and theirs[n][1] != v
+        n: ([v for _, v in pinned], [v for _, v in theirs[n]])
+        for n, pinned in mine.items()
+        if n in theirs and {v for _, v in pinned} - {v for _, v in theirs[n]}
     }
     if differ:
         raise SystemExit(f"pinned differently (this lock, the other): {differ}")
-    return "".join(text for name, (text, _) in mine.items() if name not in theirs)
+    return "".join(
+        text for name, pinned in mine.items() if name not in theirs for text, _ in pinned
+    )
 
 
 if __name__ == "__main__":
