@@ -119,8 +119,9 @@ serve: install
 build: install
 	$(MAKE) --no-print-directory build-installed
 
-# pytest-xdist: one worker per core; conftest.py says which tests share a worker
-# (a page's examples; the two reproducibility builds). `make test XDIST=` runs
+# pytest-xdist: one worker per core (pyproject's addopts has -n auto too, so a
+# plain `pytest docs` uses them); conftest.py says which tests share a worker
+# (a page's examples; the two reproducibility builds). `make test XDIST=-n0` runs
 # everything in one process.
 XDIST ?= -n auto
 

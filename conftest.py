@@ -1,5 +1,7 @@
 """Root pytest configuration: stable numpy printing for every doctest, and how
-pytest-xdist (`make test`: -n auto) shares the tests out among its workers."""
+pytest-xdist (-n auto, pyproject's addopts) shares the tests out among its workers."""
+
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -19,6 +21,18 @@ ONE_WORKER = {"tests/test_reproducible.py", "tests/test_page_notebooks.py"}
 def pytest_configure(config):
     # numpy 2 prints scalars as np.float64(0.25); doctests show plain numbers.
     np.set_printoptions(legacy="1.25", precision=8, suppress=True)
+
+
+@pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: none without it
+def pytest_xdist_auto_num_workers(config):
+    """No workers for a run of one file (`pytest docs/<lesson>/<page>.md`): starting
+    them, each importing numpy and collecting the file again, costs more than the
+    file's examples take. A folder or several files: None, so xdist's own count, a
+    worker per core (`pytest docs` on two cores: about 8.5 s against 12 s)."""
+    paths = {arg.split("::", 1)[0] for arg in config.args}
+    if len(paths) == 1 and Path(config.invocation_params.dir, *paths).is_file():
+        return 0
+    return None
 
 
 @pytest.hookimpl(optionalhook=True)  # a hook of pytest-xdist: none without it

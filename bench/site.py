@@ -12,9 +12,9 @@ the number of lessons in the nav (``nav_lessons``), so that the budgets hold
 as lessons are added and a lesson that costs more than its share shows
 (``PER_LESSON_BUDGETS``; the total ratio is printed too, with the count):
 
-- `pytest docs`, at most 2.5x the floor per lesson (median of 3 runs),
-  followed by the ten slowest page blocks of the last run (pytest's
-  ``--durations``);
+- `pytest docs`, at most 2.5x the floor per lesson (median of 3 runs), as a
+  contributor runs it: on every core (pyproject's ``-n auto``), followed by
+  the ten slowest page blocks of the last run (pytest's ``--durations``);
 - the strict build (the Makefile's ``build`` command) cold, at most 8x per
   lesson (``MFL_CACHE=off``: no figure, notebook or page cache is read or
   kept, as after ``make clean``; median of 3, since one cold run can stray by
@@ -33,7 +33,7 @@ budgets that do not depend on the number of lessons (``LOOP_BUDGETS``):
   before the next run (median of 3). The file is restored even if the
   benchmark fails or is interrupted;
 - `pytest docs/<lesson>/<page>.md` for that one page, at most 2x the floor
-  (median of 3);
+  (median of 3; one file runs in one process, conftest.py);
 - the weight of each lesson page on a first visit, against the budget of
   300 KB gzipped (``BUDGET``): PASS or FAIL per page.
 
