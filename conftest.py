@@ -28,7 +28,7 @@ def pytest_xdist_auto_num_workers(config):
     """No workers for a run of one file (`pytest docs/<lesson>/<page>.md`): starting
     them, each importing numpy and collecting the file again, costs more than the
     file's examples take. A folder or several files: None, so xdist's own count, a
-    worker per core (`pytest docs` on two cores: about 8.5 s against 12 s)."""
+    worker per core (`pytest docs` on two cores: about 7.5 s against 10.5 s in one)."""
     paths = {arg.split("::", 1)[0] for arg in config.args}
     if len(paths) == 1 and Path(config.invocation_params.dir, *paths).is_file():
         return 0

@@ -9,7 +9,9 @@ of the default lock).
 
 from __future__ import annotations
 
+import platform
 import re
+import sys
 import tomllib
 from pathlib import Path
 
@@ -160,3 +162,27 @@ def test_the_default_lock_installs_on_every_platform_and_every_3_11():
     assert sorted(n for n in newer if older.get(n) != newer[n]) == ["pymdown-extensions"]
     declared = PYPROJECT["project"]["optional-dependencies"]["docs"]
     assert "pymdown-extensions>=13.1.2; python_full_version >= '3.11.5'" in declared
+
+
+def test_the_drift_report_compares_the_pins_that_apply_to_its_python(load, tmp_path, monkeypatch):
+    """tools/drift.py reads requirements.lock's markers: of two pins of one package, the
+    report compares the installed version with the one for the Python it runs on."""
+    drift = load("tools/drift.py")
+    lock = tmp_path / "requirements.lock"
+    lock.write_text(
+        "pymdown-extensions==12.3 ; python_full_version < '3.11.5' \\\n"
+        "    --hash=sha256:" + "0" * 64 + "\n"
+        "pymdown-extensions==13.1.2 ; python_full_version >= '3.11.5' \\\n"
+        "    --hash=sha256:" + "1" * 64 + "\n"
+        "appnope==1.0.0 ; sys_platform == 'darwin' \\\n"
+        "    --hash=sha256:" + "2" * 64 + "\n"
+        "numpy==2.4.6 \\\n"
+        "    --hash=sha256:" + "3" * 64 + "\n",
+        encoding="utf-8",
+    )
+    monkeypatch.setattr(drift, "LOCK", lock)
+    here = drift.locked()
+    newer = sys.version_info >= (3, 11, 5)
+    assert here["pymdown-extensions"] == ("13.1.2" if newer else "12.3")
+    assert ("appnope" in here) == (platform.system() == "Darwin")
+    assert here["numpy"] == "2.4.6"
