@@ -297,34 +297,25 @@ def sample_segmentation(
     a = _validate.positive_float(alpha, "alpha", f)
     if not isinstance(rng, np.random.Generator):
         raise TypeError(f"{f}: rng must be a numpy.random.Generator; got {type(rng).__name__}")
-    m = None if size is None else _validate.positive_int(size, "size", f)
+    m = 1 if size is None else _validate.positive_int(size, "size", f)
     s = a * lat.score
     fwd = _forward(lat, s)
-
-    def last_piece(k: int, u: np.ndarray) -> np.ndarray:
-        """The edges ending at node ``k`` that uniforms ``u`` pick, by inverse CDF."""
-        lo, hi = lat.end_ptr[k], lat.end_ptr[k + 1]
-        cum = np.cumsum(softmax(fwd[lat.i[lo:hi]] + s[lo:hi]))
-        return lo + np.minimum(np.searchsorted(cum, u * cum[-1], side="right"), hi - lo - 1)
-
-    if m is None:
-        pieces, k = [], lat.n
-        while k > 0:
-            e = int(last_piece(k, np.array(rng.random())))
-            pieces.append(lat.keys[lat.pid[e]])
-            k = int(lat.i[e])
-        return pieces[::-1]
     # Every edge leads to a lower node, so visiting the nodes from n down to 1 meets each
-    # draw at every node of its path, in order: one vectorized choice per node.
+    # draw at every node of its path, in order: one vectorized choice per node. One draw
+    # (size=None) takes one uniform per node of its path, as a loop along the path would.
     at = np.full(m, lat.n)  # (m,) the node each draw stands on
     edge_into = np.full((m, lat.n), -1)  # (m, n) edge taken into node k + 1, -1 if none
     for k in range(lat.n, 0, -1):
         here = np.flatnonzero(at == k)
         if here.size:
-            chosen = last_piece(k, rng.random(here.size))
+            lo, hi = lat.end_ptr[k], lat.end_ptr[k + 1]
+            cum = np.cumsum(softmax(fwd[lat.i[lo:hi]] + s[lo:hi]))  # inverse CDF
+            u = rng.random(here.size) * cum[-1]
+            chosen = lo + np.minimum(np.searchsorted(cum, u, side="right"), hi - lo - 1)
             edge_into[here, k - 1] = chosen
             at[here] = lat.i[chosen]
-    return [[lat.keys[p] for p in lat.pid[row[row >= 0]]] for row in edge_into]
+    draws = [[lat.keys[p] for p in lat.pid[row[row >= 0]]] for row in edge_into]
+    return draws[0] if size is None else draws
 
 
 def _corpus(words: list, scores: dict, f: str, why: str = "") -> tuple[float, np.ndarray]:
