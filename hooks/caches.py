@@ -286,14 +286,18 @@ def on_startup(command, dirty):
         pool.start_early()
 
 
+def _hook_sources() -> dict[str, bytes]:
+    return {p.name: p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))}
+
+
 # The hooks as this process loaded them: `properdocs serve` loads them once
 # and rebuilds with that code whatever the files say later.
-HOOKS_AT_START = {p.name: p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))}
+HOOKS_AT_START = _hook_sources()
 
 
 def changed_hooks() -> list[str]:
     """The hook files that differ from the code this process runs."""
-    now = {p.name: p.read_bytes() for p in sorted(Path(__file__).parent.glob("*.py"))}
+    now = _hook_sources()
     return sorted(
         name for name in {*now, *HOOKS_AT_START} if now.get(name) != HOOKS_AT_START.get(name)
     )
