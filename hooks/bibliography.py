@@ -99,11 +99,19 @@ def _formatter() -> tuple[Style, Backend]:
     return Style(), Backend()
 
 
-def render_bibliography(path: Path = BIB) -> str:
-    """Every entry, by its author-year label (pages link to ``#ref-<key>``)."""
-    data = parse_file(str(path))
+def entry_text(data: BibliographyData, key: str) -> str:
+    """One entry in pybtex's ``plain`` style, as Markdown."""
     style, backend = _formatter()
-    entries = {e.key: e.text.render(backend) for e in style.format_entries(data.entries.values())}
+    return style.format_entry("", data.entries[key]).text.render(backend)
+
+
+def render_bibliography(path: Path = BIB, data: BibliographyData | None = None, text=None) -> str:
+    """Every entry, by its author-year label (pages link to ``#ref-<key>``): of
+    ``references.bib``, or of ``data``, the file already parsed; ``text(key)`` formats
+    an entry (``entry_text`` by default)."""
+    data = data or parse_file(str(path))
+    text = text or (lambda key: entry_text(data, key))
+    entries = {key: text(key) for key in data.entries}
     labels = citation_labels(data=data)
     return "\n".join(
         f'- <a id="ref-{key}"></a>**{labels[key]}**. {entries[key]}'
@@ -111,11 +119,10 @@ def render_bibliography(path: Path = BIB) -> str:
     )
 
 
-def footnote_text(data: BibliographyData, key: str) -> str:
-    """One entry as its footnote reads: pybtex's ``plain`` style on one line."""
-    style, backend = _formatter()
-    text = style.format_entry("", data.entries[key]).text.render(backend)
-    text = text.replace("\n", " ")
+def footnote_text(data: BibliographyData, key: str, text: str | None = None) -> str:
+    """One entry as its footnote reads: pybtex's ``plain`` style on one line (``text``,
+    the entry already formatted by ``entry_text``, if given)."""
+    text = (text or entry_text(data, key)).replace("\n", " ")
     # the Markdown backend's escapes that read badly in a footnote
     return text.replace("\\(", "(").replace("\\)", ")").replace("\\.", ".")
 
@@ -157,8 +164,16 @@ def cite(markdown: str, where: str, data: BibliographyData, text=None) -> str:
 
 
 # This build's formatted entries: a source cited on many pages is formatted
-# once, also when the memo is off (a clean build).
+# once, also when the memo is off (a clean build), and the References page
+# lists the entries the footnotes formatted (``_TEXT``).
 _FORMATTED: dict[str, str] = {}
+_TEXT: dict[str, str] = {}
+
+
+def _entry_text(key: str) -> str:
+    if key not in _TEXT:
+        _TEXT[key] = entry_text(_DATA, key)
+    return _TEXT[key]
 
 
 def _cached(what: str, produce) -> str:
@@ -171,6 +186,7 @@ def _cached(what: str, produce) -> str:
 def on_config(config):
     global _BIB_DIGEST, _DATA
     _FORMATTED.clear()
+    _TEXT.clear()
     # Package versions (pybtex, latexcodec) are covered by the memo.
     bib_digest = buildcache.digest([BIB.read_bytes(), Path(__file__).read_bytes()])
     # Parsed again when the file changed (`properdocs serve` watches it, and
@@ -188,10 +204,13 @@ def on_page_markdown(markdown: str, page, config, files) -> str:
             markdown,
             f"{Path(config['docs_dir']).name}/{page.file.src_uri}",
             _DATA,
-            lambda key: _cached(f"entry {key}", lambda: footnote_text(_DATA, key)),
+            lambda key: _cached(
+                f"entry {key}", lambda: footnote_text(_DATA, key, _entry_text(key))
+            ),
         )
     if MARKER in markdown:
-        markdown = markdown.replace(MARKER, _cached("full list", render_bibliography))
+        full = _cached("full list", lambda: render_bibliography(data=_DATA, text=_entry_text))
+        markdown = markdown.replace(MARKER, full)
     return markdown
 
 
