@@ -9,6 +9,7 @@ of the default lock).
 
 from __future__ import annotations
 
+import importlib.util
 import platform
 import re
 import sys
@@ -22,11 +23,10 @@ ROOT = Path(__file__).resolve().parent.parent
 PYPROJECT = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
 GROUPS = PYPROJECT["dependency-groups"]
 TOOL_GROUPS = {"mutation": "cosmic-ray", "uv": "uv", "pre-commit": "pre-commit"}
-PIN = re.compile(
-    r"^([A-Za-z0-9_.-]+)==([^\s;]+)(?: ; ([^\n\\]+))? \\\n"
-    r"(?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+",
-    re.M,
-)
+_spec = importlib.util.spec_from_file_location("mfl_lock_own", ROOT / "tools" / "lock_own.py")
+lock_own = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(lock_own)
+PIN = lock_own.PIN  # a hashed pin, as `make reference` reads it
 
 
 def _name(requirement: str) -> str:
@@ -88,12 +88,11 @@ def test_what_the_build_and_the_hooks_use_directly_is_declared():
         assert name in pins("requirements.lock")
 
 
-def test_make_reference_installs_what_requirements_lock_does_not_pin(load):
+def test_make_reference_installs_what_requirements_lock_does_not_pin():
     """`make reference` installs the reference lock's own pins (tools/lock_own.py) with
     --no-deps beside `make install`: every package the two locks share is left to
     requirements.lock; a shared package pinned differently, or a pin the script cannot
     read, stops the install."""
-    lock_own = load("tools/lock_own.py")
     reference = (ROOT / "requirements-reference.lock").read_text(encoding="utf-8")
     default = (ROOT / "requirements.lock").read_text(encoding="utf-8")
     own = lock_own.own(reference, default)

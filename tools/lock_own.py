@@ -17,9 +17,10 @@ from pathlib import Path
 
 # A pin with its hashes: `name==version \` (or `name==version ; marker \`, in a lock
 # compiled for every platform and Python) and one `--hash=sha256:...` line each.
+# Groups: name, version, marker (or ""). tests/test_locks.py reads the locks with it too.
 PIN = re.compile(
-    r"^([A-Za-z0-9_.-]+)==([^\s;]+)(?: ; [^\n\\]+)? \\\n"
-    r"((?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+)",
+    r"^([A-Za-z0-9_.-]+)==([^\s;]+)(?: ; ([^\n\\]+))? \\\n"
+    r"(?:\s+--hash=sha256:[0-9a-f]{64}(?: \\)?\n)+",
     re.M,
 )
 
