@@ -23,6 +23,7 @@ its result is collected. ``shutdown`` ends the pool at the end of a build
 from __future__ import annotations
 
 import atexit
+import contextlib
 import functools
 import gc
 import io
@@ -142,7 +143,7 @@ def render_figure(script: str) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with matplotlib.rc_context(FIGURE_STYLE):
+    with matplotlib.rc_context(FIGURE_STYLE), one_text_to_path():
         namespace = runpy.run_path(script, run_name="__figure__")
         fig = namespace.get("fig")
         if fig is None:
@@ -153,6 +154,31 @@ def render_figure(script: str) -> bytes:
         fig.savefig(buf, format="svg", metadata={"Date": None}, bbox_inches="tight")
         plt.close("all")
     return _number_clip_ids(buf.getvalue())
+
+
+# Every matplotlib renderer makes its own TextToPath (3.11: RendererBase.__init__
+# calls ``matplotlib.text.TextToPath()``), and with it its own mathtext parser,
+# whose parse cache belongs to that instance. ``savefig(bbox_inches="tight")``
+# draws a figure with one renderer to find its box and with a second to write
+# it, so every formula on a figure was parsed twice by pyparsing: a tenth of the
+# figures' time. The SVG renderer lays text out at a fixed 72 dpi, whatever the
+# renderer, so while a figure is drawn here all renderers share matplotlib's own
+# module-level instance (``textpath.text_to_path``). The SVG bytes are the same
+# (``tests/test_figures.py``).
+
+
+@contextlib.contextmanager
+def one_text_to_path():
+    """Within the block, every new renderer uses ``matplotlib.textpath.text_to_path``."""
+    import matplotlib.text
+    import matplotlib.textpath
+
+    own = matplotlib.text.TextToPath
+    matplotlib.text.TextToPath = lambda: matplotlib.textpath.text_to_path
+    try:
+        yield
+    finally:
+        matplotlib.text.TextToPath = own
 
 
 # matplotlib names each clip path by a hash of its rectangle's full-precision

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import importlib.util
 import os
 import re
@@ -98,3 +99,35 @@ def test_each_script_has_its_own_cache_entry():
     stems = [hook.cache_stem(s) for s in SCRIPTS]
     assert len(set(stems)) == len(stems)
     assert len({s.stem for s in SCRIPTS}) < len(SCRIPTS)  # the case this guards exists
+
+
+MATH_FIGURE = """
+import matplotlib.pyplot as plt
+fig, ax = plt.subplots(figsize=(3, 2))
+ax.plot([1, 10, 100], [1, 2, 3])
+ax.set_xscale("log")  # tick labels are mathtext, $10^{0}$ ...
+ax.set(xlabel=r"$\\frac{q_i \\cdot k_j}{\\sqrt{d_k}}$", title=r"$\\mathrm{softmax}(z)_i$")
+fig.tight_layout()
+"""
+
+
+def test_renderers_share_one_text_to_path_and_draw_the_same_bytes(tmp_path, monkeypatch):
+    """hooks/pool.py's ``one_text_to_path``: inside it every renderer gets the same
+    TextToPath (so the tight-bbox pass and the drawing pass parse each formula once);
+    a figure with formulas draws the same SVG with it as with a TextToPath each."""
+    import matplotlib.text
+    import matplotlib.textpath
+    import pool
+
+    own = matplotlib.text.TextToPath
+    with pool.one_text_to_path():
+        assert matplotlib.text.TextToPath() is matplotlib.text.TextToPath()
+        assert matplotlib.text.TextToPath() is matplotlib.textpath.text_to_path
+    assert matplotlib.text.TextToPath is own  # restored
+
+    script = tmp_path / "math.py"
+    script.write_text(MATH_FIGURE, encoding="utf-8")
+    shared = pool.render_figure(str(script))
+    monkeypatch.setattr(pool, "one_text_to_path", contextlib.nullcontext)
+    separate = pool.render_figure(str(script))
+    assert b"<svg" in shared and shared == separate
