@@ -18,7 +18,7 @@ import numpy as np
 text = "\n".join(topics.topics[k] for k in sorted(topics.topics))
 words = Counter(lm.pretokenize(text))  # pre-token -> count
 merges = lm.bpe_train(words, 100)
-tokens = Counter(lm.bpe_encode_text(text, merges).tolist())  # token id -> count
+tokens = Counter(lm.bpe_encode_text(text, merges).tolist())  # id -> count
 
 fig, ax = plt.subplots(figsize=(6.4, 4.2))
 series = [
