@@ -126,6 +126,9 @@ def start_early() -> None:
 
 def _preload() -> None:
     import mkdocs_jupyter.convert  # noqa: F401
+    import warmkernel
+
+    warmkernel.warm_up()  # the theory notebooks' kernels are forked from it
 
 
 def shutdown() -> None:
@@ -242,10 +245,17 @@ def with_attribute(html: str, tag: str, css_class: str, attribute: str) -> str:
 @functools.cache
 def html_exporter() -> type:
     """nbconvert's ``HTMLExporter``, without its final parse (see ``FOCUSABLE``)."""
+    import warmkernel
     from nbconvert.exporters.html import Highlight2HTML, HTMLExporter, WidgetsDataTypeFilter
     from nbconvert.exporters.templateexporter import TemplateExporter
 
     class FocusableHTMLExporter(HTMLExporter):
+        def __init__(self, config=None, **kw):
+            if config is not None:  # kernels forked from a warm process (hooks/warmkernel.py)
+                execute = config.setdefault("ExecutePreprocessor", {})  # a dict or a Config
+                execute["kernel_manager_class"] = warmkernel.WarmKernelManager
+            super().__init__(config=config, **kw)
+
         def from_notebook_node(self, nb, resources=None, **kw):
             # HTMLExporter.from_notebook_node up to its BeautifulSoup pass
             langinfo = nb.metadata.get("language_info", {})
