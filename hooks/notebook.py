@@ -30,7 +30,8 @@ Caches (``hooks/buildcache.py``, all skipped under ``MFL_CACHE=off``): the
 pruned stylesheet, by the hash of the page it was pruned for; the re-encoded
 figures, by the hash of each drawn PNG; and mkdocs-jupyter's executed
 notebooks, in one directory per version of the kernel source, of the
-installed packages and of ``hooks/pool.py``, which converts them (``on_config``).
+installed packages and of ``hooks/pool.py``, which converts them, with
+``hooks/warmkernel.py``, which starts their kernels (``on_config``).
 
 The colors of code cells and prompts are set in ``docs/stylesheets/extra.css``
 (the site's code palette, for contrast in both schemes).
@@ -59,7 +60,10 @@ from mkdocs.plugins import event_priority
 
 log = logging.getLogger("mkdocs.hooks.notebook")
 HOOK_SOURCE = Path(__file__).read_bytes()  # part of every cache key: its output depends on it
-POOL_SOURCE = Path(pool.__file__).read_bytes()  # converts the notebooks (html_exporter)
+# pool.py converts the notebooks (html_exporter), in kernels that warmkernel.py starts
+POOL_SOURCE = b"".join(
+    (Path(pool.__file__).parent / name).read_bytes() for name in ("pool.py", "warmkernel.py")
+)
 
 
 # ---------------------------------------------------------------------------
@@ -532,7 +536,8 @@ def on_config(config):
     # warm build would show the old kernel's outputs (or an old numpy's). One
     # cache directory per version of the kernel, of the installed packages and
     # of hooks/pool.py (which converts) makes any change re-execute; older
-    # directories are removed.
+    # directories are removed. (And of hooks/warmkernel.py, which starts the
+    # kernels: they must run a notebook as a new kernel would.)
     plugin = config.plugins.get("mkdocs-jupyter")
     if plugin is None or not plugin.config["cache"]:
         return config

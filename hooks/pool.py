@@ -2,7 +2,8 @@
 
 A build renders its pages one after another in one process. Drawing the
 figures (``hooks/figures.py``, about ten seconds of matplotlib) and executing
-the theory notebooks (``hooks/notebook.py``, a Jupyter kernel each) depend on
+the theory notebooks (``hooks/notebook.py``, a Jupyter kernel each, forked
+from the worker's warm template: ``hooks/warmkernel.py``) depend on
 no page, so the hooks hand them to a pool of worker processes as soon as they
 know what is missing from the build cache, and collect the results where they
 are first needed. Pruning a notebook page's stylesheet (``hooks/notebook.py``)
@@ -116,7 +117,8 @@ WORKER_START = (
 
 def start_early() -> None:
     """Start the workers now, each loading mkdocs-jupyter's converter (about a
-    second), which the first jobs, the notebooks, import. Called
+    second), which the first jobs, the notebooks, import, and starting its
+    kernel template (``hooks/warmkernel.py``). Called
     when a build that will execute every notebook and draw every figure starts
     (``hooks/caches.py``): the workers load while the build sets up and
     collects its files, with the second core otherwise idle."""
