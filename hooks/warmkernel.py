@@ -48,6 +48,7 @@ closes).
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 import select
@@ -126,9 +127,18 @@ for line in sys.stdin:
 """
 
 
+@functools.cache
 def available() -> bool:
-    """Whether kernels can be forked here (POSIX fork, and Linux pidfds to watch them)."""
-    return hasattr(os, "fork") and hasattr(os, "pidfd_open") and sys.platform == "linux"
+    """Whether kernels can be forked here: POSIX fork, and Linux pidfds to watch
+    them (Linux 5.3 and later; an older kernel's Python has the call but not the
+    system call)."""
+    if not (hasattr(os, "fork") and hasattr(os, "pidfd_open") and sys.platform == "linux"):
+        return False
+    try:
+        os.close(os.pidfd_open(os.getpid()))
+    except OSError:
+        return False
+    return True
 
 
 class ForkedKernel:
