@@ -11,6 +11,7 @@ import nbformat
 import pytest
 import warmkernel
 from jupyter_client.manager import AsyncKernelManager
+from jupyter_core.utils import run_sync
 from nbclient import NotebookClient
 
 pytestmark = pytest.mark.skipif(not warmkernel.available(), reason="forked kernels need Linux")
@@ -89,33 +90,28 @@ def test_without_forking_kernels_start_as_jupyter_client_starts_them(tmp_path, m
     assert warmkernel.Template._instance is None  # no template was started
 
 
-async def _launch(cmd: list[str], cwd) -> object:
+def _launch(cmd: list[str], cwd) -> object:
     provisioner = warmkernel.ForkingProvisioner(kernel_id="test", kernel_spec=None)
-    await provisioner.launch_kernel(cmd, cwd=str(cwd))
+    # jupyter_core's runner, as nbclient's: another test may have left a loop running
+    run_sync(provisioner.launch_kernel)(cmd, cwd=str(cwd))
     return provisioner.process
 
 
 @pytest.mark.parametrize("rc", [False, True], ids=["plain folder", "folder with matplotlibrc"])
 def test_only_this_pythons_launcher_outside_a_matplotlibrc_folder_is_forked(tmp_path, rc):
-    import asyncio
-
     if rc:
         (tmp_path / "matplotlibrc").write_text("lines.linewidth: 3\n", encoding="utf-8")
     version = [sys.executable, "-m", "ipykernel_launcher", "--version"]
-    process = asyncio.run(_launch(version, tmp_path))
+    process = _launch(version, tmp_path)
     assert isinstance(process, subprocess.Popen) == rc
     assert process.wait(timeout=60) == 0 and process.poll() == 0
-    other = asyncio.run(_launch([sys.executable, "-c", "pass"], tmp_path))
+    other = _launch([sys.executable, "-c", "pass"], tmp_path)
     assert isinstance(other, subprocess.Popen)
     other.wait(timeout=60)
 
 
 def test_a_forked_kernel_is_watched_until_it_ends(tmp_path):
-    import asyncio
-
-    process = asyncio.run(
-        _launch([sys.executable, "-m", "ipykernel_launcher", "--version"], tmp_path)
-    )
+    process = _launch([sys.executable, "-m", "ipykernel_launcher", "--version"], tmp_path)
     assert isinstance(process, warmkernel.ForkedKernel)
     assert process.wait(timeout=60) == 0
     assert process.poll() == 0
