@@ -156,14 +156,21 @@ class ForkedKernel:
         except ProcessLookupError:  # already ended, and reaped
             self._fd, self.returncode = None, 0
 
+    def _readable(self, timeout: float | None) -> bool:
+        # poll, not select: a process with many files open (the tests, with
+        # PyTorch loaded) gets descriptors past select's limit of 1024
+        watch = select.poll()
+        watch.register(self._fd, select.POLLIN)
+        return bool(watch.poll(None if timeout is None else 1000 * timeout))
+
     def poll(self) -> int | None:
-        if self.returncode is None and select.select([self._fd], [], [], 0)[0]:
+        if self.returncode is None and self._readable(0):
             self._ended()
         return self.returncode
 
     def wait(self, timeout: float | None = None) -> int:
         if self.returncode is None:
-            if not select.select([self._fd], [], [], timeout)[0]:
+            if not self._readable(timeout):
                 raise subprocess.TimeoutExpired(f"kernel {self.pid}", timeout)
             self._ended()
         return 0

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import tempfile
@@ -127,3 +128,22 @@ def test_the_builds_notebook_converter_forks_its_kernels():
     exporter = pool.html_exporter()(config=Config({"ExecutePreprocessor": {"enabled": True}}))
     preprocessor = ExecutePreprocessor(config=exporter.config)
     assert preprocessor.kernel_manager_class is warmkernel.WarmKernelManager
+
+
+def test_a_forked_kernel_is_watched_past_select_s_limit(tmp_path):
+    """A test process with PyTorch loaded has descriptors past 1024 (select's limit)."""
+    import resource
+
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1100:
+        pytest.skip(f"this process may open only {hard} files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1100), hard))
+    held = []
+    try:
+        while not held or held[-1] < 1030:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        test_a_forked_kernel_is_watched_until_it_ends(tmp_path)
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
