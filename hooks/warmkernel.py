@@ -242,17 +242,18 @@ class ForkingProvisioner(LocalProvisioner):
     fork of the worker's template (``Template``)."""
 
     async def launch_kernel(self, cmd: list[str], **kwargs: Any) -> Any:
-        env = dict(kwargs.get("env") or os.environ)
         cwd = os.path.abspath(kwargs.get("cwd") or os.getcwd())  # the template has its own
         # matplotlib reads a matplotlibrc in the current folder when it is
         # imported: by the template in HERE, by a new kernel in the notebook's.
-        forkable = cmd[:3] == [sys.executable, "-m", LAUNCHER] and not any(
-            (Path(folder) / "matplotlibrc").exists() for folder in (cwd, HERE)
+        # An independent kernel (no parent to watch) is left to jupyter_client.
+        forkable = (
+            cmd[:3] == [sys.executable, "-m", LAUNCHER]
+            and not kwargs.get("independent")
+            and not any((Path(folder) / "matplotlibrc").exists() for folder in (cwd, HERE))
         )
         if not forkable:
             return await super().launch_kernel(cmd, **kwargs)
-        if not kwargs.get("independent"):  # as jupyter_client's launch_kernel
-            env["JPY_PARENT_PID"] = str(os.getpid())
+        env = kernel_env(kwargs.get("env"))
         # The template imports in the kernel's environment (ipykernel reads
         # JPY_PARENT_PID as it is imported), so a different one starts another.
         self.process = Template.get(env).fork(cmd[3:], env, cwd)
@@ -261,10 +262,10 @@ class ForkingProvisioner(LocalProvisioner):
         return self.connection_info
 
 
-def kernel_env() -> dict[str, str]:
-    """The environment jupyter_client gives a kernel this process starts (with a
-    kernel spec that sets none): ours, and our pid as the kernel's parent."""
-    return {**os.environ, "JPY_PARENT_PID": str(os.getpid())}
+def kernel_env(base: dict[str, str] | None = None) -> dict[str, str]:
+    """The environment jupyter_client's launch_kernel gives a kernel this process
+    starts: ``base`` (by default ours), and our pid as the kernel's parent."""
+    return {**(os.environ if base is None else base), "JPY_PARENT_PID": str(os.getpid())}
 
 
 def warm_up() -> None:

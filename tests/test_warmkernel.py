@@ -111,12 +111,16 @@ def test_only_this_pythons_launcher_outside_a_matplotlibrc_folder_is_forked(tmp_
     other.wait(timeout=60)
 
 
-def test_a_forked_kernel_is_watched_until_it_ends(tmp_path):
+def _watch_a_short_kernel(tmp_path) -> None:
     process = _launch([sys.executable, "-m", "ipykernel_launcher", "--version"], tmp_path)
     assert isinstance(process, warmkernel.ForkedKernel)
     assert process.wait(timeout=60) == 0
     assert process.poll() == 0
     process.kill()  # ended: a signal goes nowhere, and raises nothing
+
+
+def test_a_forked_kernel_is_watched_until_it_ends(tmp_path):
+    _watch_a_short_kernel(tmp_path)
 
 
 def test_the_builds_notebook_converter_forks_its_kernels():
@@ -142,7 +146,7 @@ def test_a_forked_kernel_is_watched_past_select_s_limit(tmp_path):
     try:
         while not held or held[-1] < 1030:
             held.append(os.open(os.devnull, os.O_RDONLY))
-        test_a_forked_kernel_is_watched_until_it_ends(tmp_path)
+        _watch_a_short_kernel(tmp_path)
     finally:
         for fd in held:
             os.close(fd)
