@@ -133,6 +133,11 @@ def _preload() -> None:
     warmkernel.warm_up()  # the theory notebooks' kernels are forked from it
 
 
+def running() -> bool:
+    """Whether this build has started its workers."""
+    return _EXECUTOR is not None
+
+
 def shutdown() -> None:
     """End the pool, canceling work nobody collected (a failed build)."""
     global _EXECUTOR
@@ -201,6 +206,13 @@ def _number_clip_ids(svg: bytes) -> bytes:
     return CLIP_ID.sub(lambda m: ids[m.group()], svg)
 
 
+def search_entries(*page: Any) -> list[dict]:
+    """``hooks/search.py``'s ``entries_of`` a page."""
+    import search
+
+    return search.entries_of(*page)
+
+
 def pruned_styles(output: str) -> str:
     """``hooks/notebook.py``'s ``pruned_styles`` for a rendered notebook page."""
     # Loaded from its file, not imported as `notebook`: that is also the name of
@@ -244,6 +256,29 @@ def with_attribute(html: str, tag: str, css_class: str, attribute: str) -> str:
     return re.sub(rf"<{tag}\b{holds}", f"<{tag} {attribute}", html)
 
 
+# Each notebook gets a new exporter, and with it a new Jinja environment that
+# compiled nbconvert's templates again: a quarter of a notebook's conversion,
+# once its kernel is done. Jinja's own bytecode cache, kept in this process's
+# memory, lets every exporter after the first load them compiled (the cache
+# checks each template's source by its checksum, so an edited template compiles).
+@functools.cache
+def _compiled_templates():
+    import jinja2
+
+    class InMemoryBytecodeCache(jinja2.BytecodeCache):
+        def __init__(self) -> None:
+            self.code: dict[str, bytes] = {}
+
+        def load_bytecode(self, bucket) -> None:
+            if bucket.key in self.code:
+                bucket.bytecode_from_string(self.code[bucket.key])
+
+        def dump_bytecode(self, bucket) -> None:
+            self.code[bucket.key] = bucket.bytecode_to_string()
+
+    return InMemoryBytecodeCache()
+
+
 @functools.cache
 def html_exporter() -> type:
     """nbconvert's ``HTMLExporter``, without its final parse (see ``FOCUSABLE``)."""
@@ -257,6 +292,11 @@ def html_exporter() -> type:
                 execute = config.setdefault("ExecutePreprocessor", {})  # a dict or a Config
                 execute["kernel_manager_class"] = warmkernel.WarmKernelManager
             super().__init__(config=config, **kw)
+
+        def _create_environment(self):
+            environment = super()._create_environment()
+            environment.bytecode_cache = _compiled_templates()
+            return environment
 
         def from_notebook_node(self, nb, resources=None, **kw):
             # HTMLExporter.from_notebook_node up to its BeautifulSoup pass

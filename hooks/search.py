@@ -59,9 +59,13 @@ import html
 import json
 import re
 import unicodedata
+from concurrent.futures import Future
+from dataclasses import dataclass
 from pathlib import Path
+from types import SimpleNamespace
 
 import buildcache
+import pool
 from mkdocs.exceptions import PluginError
 from mkdocs.plugins import CombinedEvent, event_priority
 
@@ -488,6 +492,7 @@ def _search_plugin(config):
 def on_config(config):
     _STORED.clear()
     _MAKING.clear()
+    _INDEXING.clear()
     plugin = _search_plugin(config)
     if plugin is None or not plugin.config.enabled:
         _CACHING[0] = False
@@ -503,8 +508,12 @@ def on_config(config):
     def add_entry_from_context(page):
         start = len(index.entries)
         stored = _STORED.pop(id(page), None)
+        indexing = _INDEXING.pop(id(page), None)
         if stored is not None:
             index.entries.extend(stored)
+        elif indexing is not None:  # a worker is indexing it: resolved in on_post_build
+            index.entries.append(_Indexing(page.file.src_uri, *indexing))
+            return
         else:
             add_entry(page)
             key = _MAKING.pop(id(page), None)
@@ -516,9 +525,10 @@ def on_config(config):
     return config
 
 
-@event_priority(10)  # before the search plugin writes the index
+@event_priority(10)  # before the search plugin writes the index, and hooks/caches.py ends the pool
 def on_post_build(config):
-    """In a dirty build, the index of every page, in page order, as a full build makes it.
+    """The entries the workers made, in their pages' places; and in a dirty build,
+    the index of every page, in page order, as a full build makes it.
 
     Material's search plugin keeps the previous build's index in a dirty
     session and replaces the entries of the one page a rebuild indexed; that
@@ -526,13 +536,76 @@ def on_post_build(config):
     the page's entries to the end. The index is made here instead.
     """
     plugin = _search_plugin(config)
-    if not buildcache.DIRTY or plugin is None or not plugin.config.enabled:
+    if plugin is None or not plugin.config.enabled:
         return
     by_page = buildcache.session("search")
+    if any(isinstance(entry, _Indexing) for entry in plugin.search_index.entries):
+        plugin.search_index.entries = _collected(plugin.search_index.entries, by_page)
+    if not buildcache.DIRTY:
+        return
     plugin.search_index.entries = [
         entry for file in _FILES[0].documentation_pages() for entry in by_page.get(file.src_uri, [])
     ]
     plugin.search_index_prev = None
+
+
+# Indexing in the workers. A clean build renders every page and then, in its
+# last seconds, gives each one to the search plugin, which parses it with
+# Python's html.parser: a second and a half in which the workers, their figures
+# and notebooks done, had only the notebook pages' pruning to do. So when the
+# workers are running (hooks/pool.py), each page is indexed there, by the
+# plugin's own SearchIndex on the same stand-in page (``pool.search_entries``),
+# while this process renders the next ones; the plugin is handed a placeholder
+# (``_Indexing``) in the page's place, and the entries are put there before the
+# plugin writes the index. ``tests/test_search_hook.py`` checks that the
+# entries are the same either way.
+_INDEXING: dict[int, tuple[Future, str | None]] = {}  # id(page) -> (its entries, memo key)
+
+
+@dataclass(frozen=True)
+class _Indexing:
+    uri: str  # the page's src_uri
+    job: Future
+    key: str | None  # where the memo keeps the entries, if it is kept
+
+
+def _indexed(page) -> tuple:
+    """What ``pool.search_entries`` needs of ``page`` (plain data, to send to a worker)."""
+    meta = {name: page.meta[name] for name in ("search", "tags", "title") if name in page.meta}
+    return page.content, _toc_key(page.toc), page.url, page.title, meta
+
+
+def entries_of(content: str, toc: list, url: str, title, meta: dict) -> list[dict]:
+    """The search plugin's entries for a page (as ``_indexed`` sends it)."""
+    from material.plugins.search.plugin import SearchIndex
+
+    def item(i):
+        return SimpleNamespace(id=i[0], url=i[1], children=[item(c) for c in i[2]])
+
+    page = SimpleNamespace(
+        content=search_text(content), toc=[item(i) for i in toc], url=url, title=title, meta=meta
+    )
+    index = SearchIndex()
+    index.add_entry_from_context(page)
+    return index.entries
+
+
+def _collected(entries: list, by_page: dict) -> list:
+    memo = buildcache.memo("search")
+    out = []
+    for entry in entries:
+        if not isinstance(entry, _Indexing):
+            out.append(entry)
+            continue
+        try:
+            made = entry.job.result()
+        except Exception as exc:
+            raise PluginError(f"{entry.uri}: indexing the page for search failed: {exc!r}") from exc
+        if entry.key is not None:
+            memo.put(entry.key, json.dumps(made, default=str))
+        by_page[entry.uri] = made
+        out.extend(made)
+    return out
 
 
 _FILES: list = [None]
@@ -557,6 +630,14 @@ def _swap_in_plain_code(context, page, config, nav):
                 page.content = ""
                 return context
             _MAKING[id(page)] = key
+        if pool.running():
+            _INDEXING[id(page)] = (
+                pool.submit(pool.search_entries, *_indexed(page)),
+                _MAKING.pop(id(page), None),
+            )
+            _SWAPPED[id(page)] = (page.content, "")
+            page.content = ""
+            return context
         plain = search_text(page.content)
         _SWAPPED[id(page)] = (page.content, plain)
         page.content = plain

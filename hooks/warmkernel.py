@@ -84,6 +84,10 @@ if not os.environ.get("MPLBACKEND"):
     os.environ["MPLBACKEND"] = "module://matplotlib_inline.backend_inline"
 for name in sys.argv[2:]:
     importlib.import_module(name)
+# What the kernels inherit is theirs for life: their collector need not walk it
+# again and again (half a second of CPU over the five notebooks).
+import gc
+gc.freeze()
 signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # the system reaps the kernels
 for line in sys.stdin:
     request = json.loads(line)
