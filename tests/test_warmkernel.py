@@ -55,8 +55,14 @@ def test_a_forked_kernel_gives_a_new_kernels_outputs(tmp_path):
 def test_the_kernel_is_the_templates_child(tmp_path):
     warmkernel.warm_up()
     template = warmkernel.Template._instance
-    (parent,) = _run(["import os\nos.getppid()"], tmp_path, warm=True)
+    (parent, frozen) = _run(
+        ["import os\nos.getppid()", "import gc\ngc.get_freeze_count() > 50_000"],
+        tmp_path,
+        warm=True,
+    )
     assert parent[0]["data"]["text/plain"] == str(template.process.pid)
+    # what it inherited is set aside from its collector's rounds
+    assert frozen[0]["data"]["text/plain"] == "True"
 
 
 def test_a_forked_kernel_starts_clean(tmp_path, monkeypatch):
