@@ -153,7 +153,7 @@ def render_figure(script: str) -> bytes:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    with matplotlib.rc_context(FIGURE_STYLE), one_text_to_path():
+    with matplotlib.rc_context(FIGURE_STYLE), one_text_to_path(), font_tables_read_once():
         namespace = runpy.run_path(script, run_name="__figure__")
         fig = namespace.get("fig")
         if fig is None:
@@ -189,6 +189,48 @@ def one_text_to_path():
         yield
     finally:
         matplotlib.text.TextToPath = own
+
+
+# Every time matplotlib 3.11 lays a text out (``Text._get_layout``, 47,000 times
+# in the lessons' 60 figures: each tick label, in each of the passes above), it
+# opens the text's font (``font_manager.get_font``) and asks it for two of its
+# tables (``FT2Font.get_sfnt_table``, which builds the table anew as a dict),
+# only to read the font's ascender, descender and line gap, which never change.
+# While a figure is drawn here, text.py's ``get_font`` hands out a stand-in that
+# reads each table of each font once per worker: a tenth of the figures' time,
+# and the same SVG bytes (``tests/test_figures.py``). The stand-in has that one
+# method: a matplotlib that wanted another from this font would fail loudly.
+
+
+class _FontTables:
+    """The part of an ``FT2Font`` that ``Text._get_layout`` uses, each table read once."""
+
+    def __init__(self, paths: tuple[str, ...]) -> None:
+        from matplotlib.font_manager import get_font
+
+        self._font = get_font(list(paths))
+        self._tables: dict[str, Any] = {}
+
+    def get_sfnt_table(self, name: str):
+        if name not in self._tables:
+            self._tables[name] = self._font.get_sfnt_table(name)
+        return self._tables[name]
+
+
+_font_tables = functools.cache(_FontTables)
+
+
+@contextlib.contextmanager
+def font_tables_read_once():
+    """Within the block, text layout reads each font's tables once (see above)."""
+    import matplotlib.text
+
+    own = matplotlib.text.get_font
+    matplotlib.text.get_font = lambda paths: _font_tables(tuple(paths))
+    try:
+        yield
+    finally:
+        matplotlib.text.get_font = own
 
 
 # matplotlib names each clip path by a hash of its rectangle's full-precision

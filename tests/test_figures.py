@@ -131,3 +131,29 @@ def test_renderers_share_one_text_to_path_and_draw_the_same_bytes(tmp_path, monk
     monkeypatch.setattr(pool, "one_text_to_path", contextlib.nullcontext)
     separate = pool.render_figure(str(script))
     assert b"<svg" in shared and shared == separate
+
+
+def test_text_layout_reads_each_font_table_once_and_draws_the_same_bytes(tmp_path, monkeypatch):
+    """hooks/pool.py's ``font_tables_read_once``: inside it, text layout gets one
+    stand-in per font, which reads a table once; the SVG is the same without it."""
+    import matplotlib.font_manager
+    import matplotlib.text
+    import pool
+
+    paths = matplotlib.font_manager.fontManager._find_fonts_by_props(
+        matplotlib.font_manager.FontProperties()
+    )
+    own = matplotlib.text.get_font
+    with pool.font_tables_read_once():
+        font = matplotlib.text.get_font(paths)
+        assert matplotlib.text.get_font(list(paths)) is font
+        head = font.get_sfnt_table("head")
+        assert font.get_sfnt_table("head") is head
+        assert head == matplotlib.font_manager.get_font(paths).get_sfnt_table("head")
+    assert matplotlib.text.get_font is own  # restored
+
+    script = tmp_path / "math.py"
+    script.write_text(MATH_FIGURE + 'ax.text(1, 2, "two\\nlines", fontsize=14)\n', encoding="utf-8")
+    kept = pool.render_figure(str(script))
+    monkeypatch.setattr(pool, "font_tables_read_once", contextlib.nullcontext)
+    assert kept == pool.render_figure(str(script))
