@@ -43,6 +43,8 @@ import json
 import logging
 import re
 import shutil
+import sys
+import threading
 from pathlib import Path
 
 import buildcache
@@ -279,6 +281,12 @@ def on_pre_page(page, config, files):
 def on_startup(command, dirty):
     buildcache.DIRTY = dirty
     pool.tune_gc()  # the build process, as each worker (hooks/pool.py)
+    # `properdocs build` has no other thread yet: on Linux its workers are
+    # forked (hooks/pool.py; macOS's system libraries are not fork-safe); the
+    # server's are spawned.
+    pool.fork_workers(
+        command == "build" and sys.platform == "linux" and threading.active_count() == 1
+    )
     # A clean build (no cache, or MFL_CACHE=off) draws every figure and
     # executes every notebook: start their workers now, before the build
     # collects its files. A warm build finds them cached and starts none.

@@ -12,12 +12,18 @@ and is collected at the end of the build. A clean build starts the workers
 as it begins (``start_early``); a warm build finds everything cached and
 starts none.
 
-The workers are spawned, not forked (``mkdocs serve`` runs threads, and a
-fork copies their locks), so what they run must be importable by name: the
-functions below, with this folder put on the worker's ``sys.path`` by
-``site.addsitedir`` (``WORKER_START``, which also tunes the garbage collector:
-``tune_gc``). An error in a worker is raised again in the build where
-its result is collected. ``shutdown`` ends the pool at the end of a build
+Under ``properdocs serve`` the workers are spawned: the server runs threads,
+and a fork copies their locks; and a worker must run the hooks as they are
+now, which a long-running server may not have loaded. So what they run must
+be importable by name: the functions below, with this folder put on the
+worker's ``sys.path`` by ``site.addsitedir`` (``WORKER_START``, which also
+tunes the garbage collector: ``tune_gc``). ``properdocs build`` is one short
+process with no thread but its own when it starts (``hooks/caches.py``'s
+``on_startup``): there the workers are forked (``fork_workers``), and start
+with the modules the build has loaded, mkdocs-jupyter's converter among them,
+instead of importing them again each (about a second of CPU, for the same
+site). An error in a worker is raised again in the build where its result is
+collected. ``shutdown`` ends the pool at the end of a build
 (``hooks/caches.py``).
 """
 
@@ -55,13 +61,21 @@ FIGURE_STYLE = {
 }
 
 
+_START_METHOD = ["spawn"]  # or "fork", for `properdocs build` (see above)
+
+
+def fork_workers(fork: bool) -> None:
+    """Fork this build's workers (``True``) or spawn them (see the module docstring)."""
+    _START_METHOD[0] = "fork" if fork else "spawn"
+
+
 def submit(fn, *args: Any) -> Future:
     """Run ``fn(*args)`` in a worker process; the pool starts on first use."""
     global _EXECUTOR
     if _EXECUTOR is None:
         _EXECUTOR = ProcessPoolExecutor(
             max_workers=os.cpu_count() or 1,
-            mp_context=multiprocessing.get_context("spawn"),
+            mp_context=multiprocessing.get_context(_START_METHOD[0]),
             initializer=exec,
             initargs=(WORKER_START, {}),
         )

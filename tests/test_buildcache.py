@@ -416,11 +416,33 @@ def test_a_clean_build_starts_its_workers_at_startup(
     started = []
     monkeypatch.setattr(caches.pool, "start_early", lambda: started.append(True))
     monkeypatch.setattr(caches.pool, "tune_gc", lambda: None)  # not this test process's
+    monkeypatch.setattr(caches.pool, "fork_workers", lambda fork: None)
     if setting:
         monkeypatch.setenv("MFL_CACHE", setting)
     monkeypatch.setattr(buildcache, "CACHE", cache_dir if cache_exists else cache_dir / "none")
     caches.on_startup("build", False)
     assert started == ([True] if early else [])
+
+
+@pytest.mark.parametrize(
+    ("command", "platform", "threads", "method"),
+    [
+        ("build", "linux", 1, "fork"),
+        ("serve", "linux", 1, "spawn"),  # the server's threads come later
+        ("build", "darwin", 1, "spawn"),
+        ("build", "linux", 2, "spawn"),
+    ],
+)
+def test_only_a_build_alone_in_its_process_forks_its_workers(
+    caches, monkeypatch, command, platform, threads, method
+):
+    monkeypatch.setattr(caches.pool, "start_early", lambda: None)
+    monkeypatch.setattr(caches.pool, "tune_gc", lambda: None)
+    monkeypatch.setattr(caches.pool, "_START_METHOD", ["spawn"])
+    monkeypatch.setattr(caches.sys, "platform", platform)
+    monkeypatch.setattr(caches.threading, "active_count", lambda: threads)
+    caches.on_startup(command, command == "serve")
+    assert caches.pool._START_METHOD == [method]
 
 
 def test_a_server_says_when_a_hook_changed_since_it_started(caches, caplog, monkeypatch):
