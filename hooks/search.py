@@ -525,7 +525,10 @@ def on_config(config):
     return config
 
 
-@event_priority(10)  # before the search plugin writes the index, and hooks/caches.py ends the pool
+# Before the search plugin writes the index, before hooks/caches.py ends the
+# pool, and before hooks/notebook.py waits for its pruning: the pages no worker
+# has started are indexed here meanwhile.
+@event_priority(20)
 def on_post_build(config):
     """The entries the workers made, in their pages' places; and in a dirty build,
     the index of every page, in page order, as a full build makes it.
@@ -557,9 +560,13 @@ def on_post_build(config):
 # plugin's own SearchIndex on the same stand-in page (``pool.search_entries``),
 # while this process renders the next ones; the plugin is handed a placeholder
 # (``_Indexing``) in the page's place, and the entries are put there before the
-# plugin writes the index. ``tests/test_search_hook.py`` checks that the
-# entries are the same either way.
-_INDEXING: dict[int, tuple[Future, str | None]] = {}  # id(page) -> (its entries, memo key)
+# plugin writes the index. When this process has rendered the last page and
+# the workers have not yet started on some of the pages (they prune the notebook
+# pages too), it takes those back, from the last, and indexes them itself while
+# it waits. ``tests/test_search_hook.py`` checks that the entries are the same
+# either way.
+# id(page) -> (its entries, memo key, what was sent)
+_INDEXING: dict[int, tuple[Future, str | None, tuple]] = {}
 
 
 @dataclass(frozen=True)
@@ -567,6 +574,7 @@ class _Indexing:
     uri: str  # the page's src_uri
     job: Future
     key: str | None  # where the memo keeps the entries, if it is kept
+    page: tuple  # ``_indexed(page)``: what the worker was sent
 
 
 def _indexed(page) -> tuple:
@@ -592,13 +600,17 @@ def entries_of(content: str, toc: list, url: str, title, meta: dict) -> list[dic
 
 def _collected(entries: list, by_page: dict) -> list:
     memo = buildcache.memo("search")
+    here = {}  # the pages no worker had started: indexed in this process
+    for entry in reversed(entries):
+        if isinstance(entry, _Indexing) and entry.job.cancel():
+            here[id(entry)] = entries_of(*entry.page)
     out = []
     for entry in entries:
         if not isinstance(entry, _Indexing):
             out.append(entry)
             continue
         try:
-            made = entry.job.result()
+            made = here[id(entry)] if id(entry) in here else entry.job.result()
         except Exception as exc:
             raise PluginError(f"{entry.uri}: indexing the page for search failed: {exc!r}") from exc
         if entry.key is not None:
@@ -631,9 +643,11 @@ def _swap_in_plain_code(context, page, config, nav):
                 return context
             _MAKING[id(page)] = key
         if pool.running():
+            sent = _indexed(page)
             _INDEXING[id(page)] = (
-                pool.submit(pool.search_entries, *_indexed(page)),
+                pool.submit(pool.search_entries, *sent),
                 _MAKING.pop(id(page), None),
+                sent,
             )
             _SWAPPED[id(page)] = (page.content, "")
             page.content = ""

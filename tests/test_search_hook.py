@@ -107,18 +107,25 @@ def test_the_workers_entries_take_their_pages_places_in_the_index(load, monkeypa
         return job
 
     a, b, c = {"location": "a/"}, {"location": "b/"}, {"location": "c/"}
+    p = page({})
+    sent = search._indexed(p)
+    not_started = Future()  # still in the pool's queue: taken back and indexed here
     entries = [
         a,
-        search._Indexing("b.md", done([b, b]), "key-b"),
+        search._Indexing("b.md", done([b, b]), "key-b", ()),
         c,
-        search._Indexing("d.md", done([]), None),
+        search._Indexing("d.md", done([]), None, ()),
+        search._Indexing("rope.md", not_started, "key-rope", sent),
     ]
     by_page: dict = {}
-    assert search._collected(entries, by_page) == [a, b, b, c]
-    assert by_page == {"b.md": [b, b], "d.md": []}
-    assert kept == {"key-b": '[{"location": "b/"}, {"location": "b/"}]'}
+    here = plugin_entries(search, p)
+    assert search._collected(entries, by_page) == [a, b, b, c, *here]
+    assert not_started.cancelled()
+    assert by_page == {"b.md": [b, b], "d.md": [], "rope.md": here}
+    assert kept["key-b"] == '[{"location": "b/"}, {"location": "b/"}]'
+    assert kept["key-rope"] == search.json.dumps(here, default=str)
 
     failed = Future()
     failed.set_exception(ValueError("parser"))
     with pytest.raises(search.PluginError, match=r"e\.md: indexing the page for search failed"):
-        search._collected([search._Indexing("e.md", failed, None)], {})
+        search._collected([search._Indexing("e.md", failed, None, ())], {})
