@@ -1,4 +1,5 @@
-"""Worker processes for the slow parts of a cold build: figures, notebooks, pruning.
+"""Worker processes for the slow parts of a cold build: figures, notebooks, pruning,
+search indexing.
 
 A build renders its pages one after another in one process. Drawing the
 figures (``hooks/figures.py``, about ten seconds of matplotlib) and executing
@@ -8,7 +9,8 @@ no page, so the hooks hand them to a pool of worker processes as soon as they
 know what is missing from the build cache, and collect the results where they
 are first needed. Pruning a notebook page's stylesheet (``hooks/notebook.py``)
 needs the rendered page, so it goes to the pool as each such page is written,
-and is collected at the end of the build. A clean build starts the workers
+and is collected at the end of the build; so does indexing each page for
+search (``hooks/search.py``). A clean build starts the workers
 as it begins (``start_early``); a warm build finds everything cached and
 starts none.
 

@@ -600,17 +600,15 @@ def entries_of(content: str, toc: list, url: str, title, meta: dict) -> list[dic
 
 def _collected(entries: list, by_page: dict) -> list:
     memo = buildcache.memo("search")
-    here = {}  # the pages no worker had started: indexed in this process
-    for entry in reversed(entries):
-        if isinstance(entry, _Indexing) and entry.job.cancel():
-            here[id(entry)] = entries_of(*entry.page)
+    # the pages no worker has started, taken back from the last: indexed here
+    here = {id(e) for e in reversed(entries) if isinstance(e, _Indexing) and e.job.cancel()}
     out = []
     for entry in entries:
         if not isinstance(entry, _Indexing):
             out.append(entry)
             continue
         try:
-            made = here[id(entry)] if id(entry) in here else entry.job.result()
+            made = entries_of(*entry.page) if id(entry) in here else entry.job.result()
         except Exception as exc:
             raise PluginError(f"{entry.uri}: indexing the page for search failed: {exc!r}") from exc
         if entry.key is not None:

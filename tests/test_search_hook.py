@@ -129,3 +129,5 @@ def test_the_workers_entries_take_their_pages_places_in_the_index(load, monkeypa
     failed.set_exception(ValueError("parser"))
     with pytest.raises(search.PluginError, match=r"e\.md: indexing the page for search failed"):
         search._collected([search._Indexing("e.md", failed, None, ())], {})
+    with pytest.raises(search.PluginError, match=r"f\.md: indexing the page for search failed"):
+        search._collected([search._Indexing("f.md", Future(), None, ("no toc",))], {})
