@@ -319,6 +319,8 @@ def with_attribute(html: str, tag: str, css_class: str, attribute: str) -> str:
 # once its kernel is done. Jinja's own bytecode cache, kept in this process's
 # memory, lets every exporter after the first load them compiled (the cache
 # checks each template's source by its checksum, so an edited template compiles).
+# Only this exporter class uses it, and all its environments have the same
+# settings (extensions, async), which is what compiled templates depend on.
 @functools.cache
 def _compiled_templates():
     import jinja2

@@ -226,6 +226,14 @@ def test_notebooks_convert_to_nbconvert_s_own_document_without_its_second_parse(
     assert document(ours) == document(theirs).replace(placeholder, "")
     assert ours.count('tabindex="0"') == theirs.count('tabindex="0"') >= 6  # 3 inputs, 3 outputs
 
+    # every exporter after the first loads nbconvert's templates compiled
+    # (pool._compiled_templates) and writes the same page
+    compiled = nbhook.pool._compiled_templates().code
+    assert len(compiled) >= 5  # the lab template and those it extends
+    kept = dict(compiled)
+    assert nbconvert2.nb2html(str(path), no_prompt=True) == ours
+    assert compiled == kept
+
 
 def test_figures_take_their_alt_text_from_cell_metadata_and_shrink(tmp_path, monkeypatch):
     # re-encode for real, not from the figures a local build left in .cache/
