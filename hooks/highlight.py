@@ -34,6 +34,8 @@ import functools
 from pygments.formatters.html import HtmlFormatter
 
 _OWN_CREATE_STYLESHEET = HtmlFormatter._create_stylesheet
+# (formatter class, style, class prefix) -> (ttype2class, class2style)
+_TABLES: dict[tuple, tuple[dict, dict]] = {}
 
 
 def _tables(formatter: HtmlFormatter) -> tuple[dict, dict]:
@@ -43,9 +45,6 @@ def _tables(formatter: HtmlFormatter) -> tuple[dict, dict]:
         _OWN_CREATE_STYLESHEET(formatter)
         tables = _TABLES[key] = (formatter.ttype2class, formatter.class2style)
     return tables
-
-
-_TABLES: dict[tuple, tuple[dict, dict]] = {}
 
 
 def _create_stylesheet(self: HtmlFormatter) -> None:

@@ -2,9 +2,11 @@
 and with code blocks as plain text (the same index, a fifth of the time).
 
 The search plugin parses every page's HTML with Python's ``html.parser`` to
-build ``search/search_index.json``. Just before it reads a page, this hook
-swaps in a version of the content made for indexing; just after, it puts the
-page back, so the rendered page is untouched. Two changes:
+build ``search/search_index.json``. This hook makes a version of the content
+for indexing, has the plugin's own ``SearchIndex`` parse that (``entries_of``;
+in a worker process on a clean build), and hands the plugin the entries; the
+plugin reads an empty stand-in meanwhile, and the rendered page is untouched.
+What the indexed version changes:
 
 * **Interface text and answers are left out.** Every element that carries
   ``data-search-exclude`` (Material's own marker) is removed with everything
@@ -49,7 +51,7 @@ The entries a page adds to the index are kept between builds
 (``buildcache.memo("search")``), keyed by all they are made from: the page's
 content, address, title, table of contents and ``search``/``tags``/``title``
 metadata, and this hook's code (the plugin's version is the memo's own key).
-On a hit the plugin is handed the stored entries instead of parsing the page
+On a hit the plugin is handed the stored entries and nothing parses the page
 again (parsing was a third of a warm build).
 """
 
@@ -92,7 +94,7 @@ VOID = {
     "wbr",
 }
 
-_SWAPPED: dict[int, tuple[str, str]] = {}  # id(page) -> (original content, plain version)
+_SWAPPED: dict[int, str] = {}  # id(page) -> its content, while the plugin reads a stand-in
 SOURCE = Path(__file__).read_bytes()
 
 
@@ -476,10 +478,9 @@ def _index_key(page) -> str:
     )
 
 
-# id(page) -> its stored index entries, or the key to store them under once
-# the plugin has made them (set just before the plugin indexes the page).
-_STORED: dict[int, list] = {}
-_MAKING: dict[int, str] = {}
+# id(page) -> its index entries, read from the memo, or an ``_Indexing`` that
+# makes them (set just before the plugin indexes the page).
+_READY: dict[int, list | _Indexing] = {}
 _CACHING: list[bool] = [False]  # whether on_config wrapped this build's index
 
 
@@ -490,9 +491,7 @@ def _search_plugin(config):
 
 @event_priority(-50)  # after the search plugin's on_config has made its index
 def on_config(config):
-    _STORED.clear()
-    _MAKING.clear()
-    _INDEXING.clear()
+    _READY.clear()
     plugin = _search_plugin(config)
     if plugin is None or not plugin.config.enabled:
         _CACHING[0] = False
@@ -500,25 +499,22 @@ def on_config(config):
     _CACHING[0] = buildcache.enabled()
     index = plugin.search_index
     add_entry = index.add_entry_from_context
-    memo = buildcache.memo("search")
     # Each page's entries, for a dirty rebuild that does not index the pages
     # it skips (hooks/caches.py, on_post_build below).
     by_page = buildcache.session("search")
 
     def add_entry_from_context(page):
-        start = len(index.entries)
-        stored = _STORED.pop(id(page), None)
-        indexing = _INDEXING.pop(id(page), None)
-        if stored is not None:
-            index.entries.extend(stored)
-        elif indexing is not None:  # a worker is indexing it: resolved in on_post_build
-            index.entries.append(_Indexing(page.file.src_uri, *indexing))
+        ready = _READY.pop(id(page), None)
+        if isinstance(ready, _Indexing) and ready.job is None:  # no worker: index it now
+            ready = ready.made(by_page)
+        if isinstance(ready, _Indexing):  # a worker is indexing it: resolved in on_post_build
+            index.entries.append(ready)
             return
-        else:
+        start = len(index.entries)
+        if ready is None:  # an empty page: the plugin's own way
             add_entry(page)
-            key = _MAKING.pop(id(page), None)
-            if key is not None:
-                memo.put(key, json.dumps(index.entries[start:], default=str))
+        else:
+            index.entries.extend(ready)
         by_page[page.file.src_uri] = index.entries[start:]
 
     index.add_entry_from_context = add_entry_from_context
@@ -553,28 +549,38 @@ def on_post_build(config):
 
 
 # Indexing in the workers. A clean build renders every page and then, in its
-# last seconds, gives each one to the search plugin, which parses it with
+# last seconds, gives each one to the search plugin, which parsed it with
 # Python's html.parser: a second and a half in which the workers, their figures
-# and notebooks done, had only the notebook pages' pruning to do. So when the
-# workers are running (hooks/pool.py), each page is indexed there, by the
-# plugin's own SearchIndex on the same stand-in page (``pool.search_entries``),
-# while this process renders the next ones; the plugin is handed a placeholder
-# (``_Indexing``) in the page's place, and the entries are put there before the
-# plugin writes the index. When this process has rendered the last page and
-# the workers have not yet started on some of the pages (they prune the notebook
-# pages too), it takes those back, from the last, and indexes them itself while
-# it waits. ``tests/test_search_hook.py`` checks that the entries are the same
-# either way.
-# id(page) -> (its entries, memo key, what was sent)
-_INDEXING: dict[int, tuple[Future, str | None, tuple]] = {}
+# and notebooks done, had only the notebook pages' pruning to do. So the hook
+# makes each page's entries itself, with the plugin's own SearchIndex on a
+# stand-in page (``entries_of``), and hands the plugin the entries. When the
+# workers are running (hooks/pool.py), that happens there
+# (``pool.search_entries``) while this process renders the next pages: the
+# plugin is handed a placeholder (``_Indexing``) in the page's place, and the
+# entries are put there before it writes the index. When this process has
+# rendered the last page and the workers have not yet started on some of the
+# pages (they prune the notebook pages too), it takes those back, from the
+# last, and indexes them itself while it waits. ``tests/test_search_hook.py``
+# checks that the entries are the plugin's own.
 
 
 @dataclass(frozen=True)
 class _Indexing:
     uri: str  # the page's src_uri
-    job: Future
+    job: Future | None  # a worker's, or None: made in this process
     key: str | None  # where the memo keeps the entries, if it is kept
-    page: tuple  # ``_indexed(page)``: what the worker was sent
+    page: tuple  # ``_indexed(page)``: what ``entries_of`` reads
+
+    def made(self, by_page: dict, here: bool = False) -> list[dict]:
+        """The page's entries, kept in the memo and in ``by_page``."""
+        try:
+            made = entries_of(*self.page) if here or self.job is None else self.job.result()
+        except Exception as exc:
+            raise PluginError(f"{self.uri}: indexing the page for search failed: {exc!r}") from exc
+        if self.key is not None:
+            buildcache.memo("search").put(self.key, json.dumps(made, default=str))
+        by_page[self.uri] = made
+        return made
 
 
 def _indexed(page) -> tuple:
@@ -599,22 +605,14 @@ def entries_of(content: str, toc: list, url: str, title, meta: dict) -> list[dic
 
 
 def _collected(entries: list, by_page: dict) -> list:
-    memo = buildcache.memo("search")
     # the pages no worker has started, taken back from the last: indexed here
     here = {id(e) for e in reversed(entries) if isinstance(e, _Indexing) and e.job.cancel()}
     out = []
     for entry in entries:
-        if not isinstance(entry, _Indexing):
+        if isinstance(entry, _Indexing):
+            out.extend(entry.made(by_page, here=id(entry) in here))
+        else:
             out.append(entry)
-            continue
-        try:
-            made = entries_of(*entry.page) if id(entry) in here else entry.job.result()
-        except Exception as exc:
-            raise PluginError(f"{entry.uri}: indexing the page for search failed: {exc!r}") from exc
-        if entry.key is not None:
-            memo.put(entry.key, json.dumps(made, default=str))
-        by_page[entry.uri] = made
-        out.extend(made)
     return out
 
 
@@ -629,43 +627,30 @@ def on_files(files, config):
 @event_priority(100)  # before the search plugin (priority 0) reads page.content
 def _swap_in_plain_code(context, page, config, nav):
     if page.content:
-        if _CACHING[0]:
-            key = _index_key(page)
-            stored = buildcache.memo("search").find(key)
-            if stored is not None:
-                # The plugin only strips data-search-* attributes from this
-                # stand-in; the page keeps its content (restored below).
-                _STORED[id(page)] = json.loads(stored)
-                _SWAPPED[id(page)] = (page.content, "")
-                page.content = ""
-                return context
-            _MAKING[id(page)] = key
-        if pool.running():
+        key = _index_key(page) if _CACHING[0] else None
+        stored = buildcache.memo("search").find(key) if key is not None else None
+        if stored is not None:
+            _READY[id(page)] = json.loads(stored)
+        else:
             sent = _indexed(page)
-            _INDEXING[id(page)] = (
-                pool.submit(pool.search_entries, *sent),
-                _MAKING.pop(id(page), None),
-                sent,
-            )
-            _SWAPPED[id(page)] = (page.content, "")
-            page.content = ""
-            return context
-        plain = search_text(page.content)
-        _SWAPPED[id(page)] = (page.content, plain)
-        page.content = plain
+            job = pool.submit(pool.search_entries, *sent) if pool.running() else None
+            _READY[id(page)] = _Indexing(page.file.src_uri, job, key, sent)
+        # The plugin is handed the entries (above); of this stand-in it only
+        # strips data-search-* attributes. The page keeps its content (restored below).
+        _SWAPPED[id(page)] = page.content
+        page.content = ""
     return context
 
 
 @event_priority(-100)  # after every other on_page_context, before the template renders
 def _restore_page(context, page, config, nav):
     if id(page) in _SWAPPED:
-        original, plain = _SWAPPED.pop(id(page))
-        if page.content != plain:  # a plugin added later edits content here: fail loudly
+        if page.content:  # a plugin added later edits content here: fail loudly
             raise PluginError(
                 f"{page.file.src_uri}: page.content changed during on_page_context; "
                 "hooks/search.py would undo that change"
             )
-        page.content = original
+        page.content = _SWAPPED.pop(id(page))
     return context
 
 
